@@ -1,0 +1,112 @@
+#pragma once
+// The engine's internal bookkeeping (not part of the public interface).
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/engine.hpp"
+
+namespace pacing::detail {
+
+using Seq = std::uint64_t;
+using QueueId = std::uint64_t;
+inline constexpr Instant kLongAgo = Instant::min();
+inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
+
+/// What the server taught about a host or a group, and when it last started a request: shared by
+/// all of its queues, since the server sees all of them.
+struct Entity {
+  std::string key;
+  bool group = false;
+  Instant last_start = kLongAgo;
+  Duration learned{0};
+  Instant paused_until = kLongAgo;
+  std::uint64_t epoch = 0;  ///< bumped on every change of `learned`
+  std::size_t in_flight = 0;
+  std::size_t queued = 0;
+  std::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait
+};
+
+/// The last start among requests given one configured rate; outlives the queues using it.
+struct RateSlot {
+  Instant last_start = kLongAgo;
+};
+
+/// An in-flight cap shared by the queues that use it. Queues that found it full wait in `parked`
+/// by the arrival order of their oldest request, so room goes to the longest waiter.
+struct Gate {
+  std::string key;
+  std::size_t cap = kUnlimited;
+  std::size_t in_flight = 0;
+  std::size_t users = 0;  ///< queues using the gate; it is released at zero
+  std::set<std::pair<Seq, QueueId>> parked;
+  bool dirty = false;  ///< gained room since parked queues were last woken
+};
+
+/// One of the things a request must satisfy to start: an entity's pause and learned interval, a
+/// configured rate (interval > 0), an in-flight gate.
+struct Constraint {
+  Entity* entity = nullptr;
+  Duration interval{0};
+  RateSlot* rate = nullptr;
+  Gate* gate = nullptr;
+};
+
+struct Pending;
+
+/// Where a queue with waiting requests is: ready to be tried, waiting for an instant, or parked on
+/// a full gate. A queue is in exactly one place.
+enum class Placement { none, ready, timed, parked };
+
+/// Requests for one host that were given the same limits (host and groups).
+struct Queue {
+  QueueId id = 0;
+  std::string key;
+  std::vector<Constraint> constraints;  ///< [0] is the host, then its groups
+  std::map<Seq, Pending*> waiting;      ///< by arrival order; a retry keeps its original place
+  std::size_t members = 0;              ///< requests holding the queue (waiting, delayed, in flight)
+  Placement placement = Placement::none;
+  Seq placed_seq = 0;         ///< the key used in `ready` or a gate's `parked`
+  Gate* parked_on = nullptr;
+  Gate* woken_by = nullptr;   ///< the gate whose room woke it, to pass that room on if unused
+  std::uint64_t version = 0;  ///< invalidates stale timed entries
+};
+
+enum class RequestState { waiting, delayed, in_flight, settling };
+
+struct Pending {
+  Engine::RequestId id = 0;
+  Seq seq = 0;
+  Request request;
+  std::shared_ptr<const RequestContext> context;
+  Engine::CompletionHandler done;
+  AttemptListener listener;
+  QueueId queue = 0;
+  std::string authority;
+  std::string target;
+  RequestState state = RequestState::waiting;
+  int attempts = 0;
+  int retries = 0;
+  std::vector<std::uint64_t> epochs;  ///< each constraint entity's epoch when the attempt started
+  std::uint64_t attempt_id = 0;
+  Clock::TimerId timer = 0;
+};
+
+/// A queue waiting for an instant (min-heap by time, then by order of pushing).
+struct TimedEntry {
+  Instant at;
+  std::uint64_t order;
+  QueueId queue;
+  std::uint64_t version;
+  bool operator>(const TimedEntry& o) const {
+    return at != o.at ? at > o.at : order > o.order;
+  }
+};
+
+}  // namespace pacing::detail

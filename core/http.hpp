@@ -1,0 +1,51 @@
+#pragma once
+// The HTTP vocabulary the core shares with transports: requests, response headers, outcomes.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace pacing {
+
+/// Header fields in the order received; names compare case-insensitively.
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+/// ASCII case-insensitive equality, for header names.
+bool iequals(std::string_view a, std::string_view b);
+/// The value of the first field named `name`, if any.
+std::optional<std::string_view> find_header(const Headers& headers, std::string_view name);
+
+/// A request as the caller gives it to the engine.
+struct Request {
+  std::string method = "GET";
+  std::string url;
+  Headers headers;
+  /// The body is a one-shot stream: it can be sent only once, so the request is never retried.
+  bool one_shot_body = false;
+  /// Opaque to the core; handed back to the transport and observers (the lab keys workloads on it).
+  std::uint64_t tag = 0;
+};
+
+/// A response as far as the core sees it: status and header fields (the body is read outside
+/// the queue, by the transport's caller).
+struct Response {
+  int status = 0;
+  Headers headers;
+  std::string body;
+};
+
+/// How one attempt ended.
+struct AttemptResult {
+  enum class Kind { response, timeout, network, aborted };
+  Kind kind = Kind::response;
+  Response response;  ///< meaningful when kind == response
+  std::string error;  ///< a short reason for failures
+};
+
+/// "response", "timeout", "network" or "aborted", as in traces.
+std::string_view to_string(AttemptResult::Kind kind);
+
+}  // namespace pacing

@@ -1,0 +1,36 @@
+#pragma once
+// The core's only view of the network: send one attempt, hear back once.
+
+#include <cstdint>
+#include <functional>
+
+#include "core/http.hpp"
+
+namespace pacing {
+
+/// One attempt of a request, as the engine hands it to a transport.
+struct Attempt {
+  std::uint64_t id = 0;      ///< unique per engine
+  std::uint64_t request = 0; ///< the engine's request id
+  int number = 1;            ///< 1 for the first attempt, 2 for the first retry, ...
+  const Request* request_data = nullptr;  ///< valid during send() only; headers include User-Agent
+  std::string_view authority;  ///< host[:port] of the URL
+  std::string_view target;     ///< path and query of the URL
+};
+
+/// Carries attempts to servers. Implementations call `on_settled` exactly once per attempt, later
+/// (never from inside send()), on the engine's logical thread: with the response headers, or with
+/// a failure (timeout, network error, aborted).
+class Transport {
+ public:
+  using SettledHandler = std::function<void(AttemptResult)>;
+  virtual ~Transport() = default;
+
+  /// Starts sending `attempt`.
+  virtual void send(const Attempt& attempt, SettledHandler on_settled) = 0;
+  /// The engine no longer waits for this attempt (its request was aborted). The transport may drop
+  /// it; a late on_settled call for it is ignored by the engine.
+  virtual void abandon(std::uint64_t /*attempt_id*/) {}
+};
+
+}  // namespace pacing

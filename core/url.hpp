@@ -1,0 +1,29 @@
+#pragma once
+// Splitting absolute http(s) URLs into the pieces the pacing core keys on (origin, target).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pacing {
+
+/// The parts of an absolute http(s) URL the pacing core needs.
+struct UrlParts {
+  std::string scheme;    ///< lower-cased, e.g. "https"
+  std::string hostname;  ///< lower-cased; an IPv6 literal keeps its brackets, e.g. "[::1]"
+  std::optional<std::uint16_t> port;  ///< only when the URL names one explicitly
+  std::string authority;  ///< hostname, plus ":port" when the URL names one ("example.org:8080")
+  std::string target;     ///< path and query, "/" when the URL has no path; the fragment is dropped
+};
+
+/// Parses "scheme://[userinfo@]host[:port][/path][?query][#fragment]". The scheme is checked for
+/// syntax only (any scheme is accepted; callers decide which ones they serve). Userinfo is
+/// dropped; when it contains '@', the host starts after the last '@'. The port is normalised to
+/// its decimal value ("080" becomes 80). Returns nullopt when there is no scheme, no "//", an
+/// empty host, a port that is not 1..65535, characters that cannot be in a host (anything but
+/// ASCII letters, digits, '-', '.', '_'; an IPv6 literal holds hex digits, ':' and '.'), or a
+/// space or control character anywhere (such a URL cannot go into a request line).
+std::optional<UrlParts> parse_url(std::string_view url);
+
+}  // namespace pacing

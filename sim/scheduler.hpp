@@ -1,0 +1,59 @@
+#pragma once
+// The virtual clock: a heap of (time, sequence) events and nothing more. It never reads the wall
+// clock; simultaneous events run in the order they were scheduled.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/clock.hpp"
+
+namespace pacing::sim {
+
+/// A discrete-event scheduler implementing the core's Clock on virtual time.
+class Scheduler final : public Clock {
+ public:
+  /// `epoch` is the wall-clock time of virtual time zero (for HTTP-dates).
+  explicit Scheduler(std::chrono::system_clock::time_point epoch = {});
+
+  Instant now() const override { return now_; }
+  std::chrono::system_clock::time_point wall_time(Instant at) const override;
+  TimerId schedule(Instant at, std::function<void()> callback) override;
+  void cancel(TimerId id) override;
+
+  /// Runs the next event; false when there is none.
+  bool run_one();
+  /// Runs every event due at or before `until`, then sets the time to `until`.
+  void run_until(Instant until);
+  /// Runs until no event is left.
+  void run();
+  /// Events waiting (cancelled ones included until they surface).
+  std::size_t waiting() const { return heap_.size(); }
+  /// Events run so far.
+  std::uint64_t executed() const { return executed_; }
+
+ private:
+  struct Entry {
+    Instant at;
+    std::uint64_t seq;
+    std::uint32_t slot;
+  };
+  struct Slot {
+    std::function<void()> callback;
+    std::uint32_t generation = 0;
+  };
+  static bool later(const Entry& a, const Entry& b) {
+    return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+  }
+
+  std::chrono::system_clock::time_point epoch_;
+  Instant now_{};
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t executed_ = 0;
+  std::vector<Entry> heap_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+};
+
+}  // namespace pacing::sim
