@@ -98,6 +98,8 @@ class Engine {
   const EngineSettings& settings() const;
   /// Requests not completed yet.
   std::size_t pending() const;
+  /// Queues held by at least one request (a queue nobody holds is released).
+  std::size_t queue_count() const;
 
  private:
   struct Impl;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "core/engine.hpp"
 #include "sim/scheduler.hpp"
 
@@ -119,5 +121,79 @@ inline EngineSettings bare_settings() {
 inline std::shared_ptr<const RequestContext> context(RequestContext c = {}) {
   return std::make_shared<const RequestContext>(std::move(c));
 }
+
+}  // namespace pacing::testing
+
+namespace pacing::testing {
+
+/// Records the learned state of every host and group as the engine reports it.
+struct StateRecorder final : EngineObserver {
+  std::map<std::string, EntityState> last;
+  std::map<std::string, std::vector<Duration>> intervals;  // each change
+  std::vector<std::pair<std::string, int>> refusals;
+  void on_entity(const EntityState& e) override {
+    std::string key(e.key);
+    auto& series = intervals[key];
+    if (series.empty() || series.back() != e.interval) series.push_back(e.interval);
+    last[key] = e;
+    last[key].key = {};  // the view would dangle
+  }
+  void on_refusal(std::string_view entity, int status, std::optional<Duration>) override {
+    refusals.emplace_back(std::string(entity), status);
+  }
+  Duration interval(const std::string& key) const {
+    auto it = last.find(key);
+    return it == last.end() ? Duration{0} : it->second.interval;
+  }
+};
+
+/// A test bench: virtual clock, scripted server (default: 200 after 100 ms), engine made on
+/// first use from `settings`.
+class CoreTest : public ::testing::Test {
+ protected:
+  sim::Scheduler clock{std::chrono::sys_days{std::chrono::January / 1 / 2026}};
+  ScriptedTransport::Server server = [](const ScriptedTransport::Sent&) {
+    return std::optional<Scripted>(Scripted{100ms, reply(200)});
+  };
+  ScriptedTransport transport{clock, [this](const ScriptedTransport::Sent& s) { return server(s); }};
+  EngineSettings settings = bare_settings();
+  StateRecorder state;
+  Completions done;
+  std::unique_ptr<Engine> engine_;
+
+  Engine& engine() {
+    if (!engine_) {
+      engine_ = std::make_unique<Engine>(clock, transport, settings);
+      engine_->set_observer(&state);
+    }
+    return *engine_;
+  }
+  Engine::RequestId get(const std::string& url,
+                        std::shared_ptr<const RequestContext> ctx = context(), Request r = {},
+                        AttemptListener listener = {}) {
+    r.url = url;
+    return engine().fetch(std::move(r), std::move(ctx), done.handler(clock), std::move(listener));
+  }
+  /// Issues a request later, at `when`.
+  void get_at(Duration when, const std::string& url,
+              std::shared_ptr<const RequestContext> ctx = context()) {
+    clock.schedule(at(when), [this, url, ctx] { get(url, ctx); });
+  }
+  /// Start instants in seconds, for readable assertions.
+  std::vector<double> starts(const std::string& authority) const {
+    std::vector<double> out;
+    for (Instant t : transport.starts(authority)) out.push_back(to_seconds(t));
+    return out;
+  }
+};
+
+/// Contexts are built field by field in tests.
+inline RequestContext with_limits(LimitsMap limits) {
+  RequestContext c;
+  c.host_limits = std::move(limits);
+  return c;
+}
+inline Limits in_flight(int n) { return Limits{n, std::nullopt}; }
+inline Limits per_second(double r) { return Limits{std::nullopt, r}; }
 
 }  // namespace pacing::testing

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One entry point for the README's two commands: install what is missing, build, then
+#   demo  - run the lab's demonstration
+#   test  - run the whole test suite (plain build, then under ASan + UBSan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(cmake g++ make pkg-config git libgtest-dev libboost-dev nlohmann-json3-dev
+          libcpp-httplib-dev libcli11-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev)
+JOBS=${JOBS:-2}
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+build() {  # build DIR [cmake options...]
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j"$JOBS"
+}
+
+case "${1:-}" in
+  demo)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ./build/pacing-core-demo
+    ;;
+  test)
+    install_missing
+    echo "== build and test (warnings are errors)"
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_WERROR=ON
+    ctest --test-dir build --output-on-failure -j"$JOBS"
+    echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+    build build-asan -DCMAKE_BUILD_TYPE=Debug -DPACING_WERROR=ON -DPACING_SANITIZE=ON -DPACING_BENCH=OFF
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --test-dir build-asan --output-on-failure -j"$JOBS"
+    ;;
+  *)
+    echo "usage: tools/lab.sh demo|test" >&2
+    exit 2
+    ;;
+esac
