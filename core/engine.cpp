@@ -104,64 +104,35 @@ struct Engine::Impl {
     gates.erase(g.key);
   }
 
-  Constraint constraint(const std::string& key, bool group, const Limits& limits,
-                        std::size_t cap, const std::string& gate_key) {
+  Constraint constraint(const EffectiveLimits::Part& part, bool group, const std::string& gate_key) {
     Constraint c;
-    c.entity = &entity(key, group);
-    c.interval = interval_of(limits);
+    c.entity = &entity(part.key, group);
+    c.interval = part.interval;
     if (c.interval > Duration::zero()) {
-      c.rate = &rates[key + "|" + std::to_string(c.interval.count())];
+      c.rate = &rates[part.key + "|" + std::to_string(c.interval.count())];
     }
-    c.gate = &gate(gate_key, cap);
+    c.gate = &gate(gate_key, part.cap.value_or(kUnlimited));
     return c;
   }
 
   /// The queue for a host under a context's limits, made on first use. Returns an error message
   /// when a limit that applies is invalid.
   std::variant<Queue*, std::string> queue_for(const UrlParts& url, const RequestContext& ctx) {
-    static const Limits kNone{};
-    auto pick = [&](const LimitsMap& map) {
-      const Limits* l = find_host_limits(map, url.authority, url.hostname);
-      return l ? *l : kNone;
-    };
-    Limits host = overlay(pick(settings.hosts), pick(ctx.host_limits));
-    if (ctx.in_flight && *ctx.in_flight <= 0) return std::string("inFlight must be a positive integer");
-    if (auto err = validate_limits({{url.authority, host}})) return *err;
-    std::size_t cap = static_cast<std::size_t>(
-        host.in_flight.value_or(ctx.in_flight.value_or(settings.in_flight)));
-
-    struct GroupLimits {
-      std::string key;
-      Limits limits;
-    };
-    std::vector<GroupLimits> groups;
-    for (std::string& key : group_keys_for(url.hostname)) {
-      auto e = settings.hosts.find(key);
-      auto c = ctx.host_limits.find(key);
-      if (e == settings.hosts.end() && c == ctx.host_limits.end()) continue;
-      Limits l = overlay(e != settings.hosts.end() ? e->second : kNone,
-                         c != ctx.host_limits.end() ? c->second : kNone);
-      if (auto err = validate_limits({{key, l}})) return *err;
-      groups.push_back({std::move(key), l});
-    }
-
-    std::string qkey = url.authority + "|" + std::to_string(cap) + "|" +
-                       std::to_string(interval_of(host).count());
-    for (const GroupLimits& g : groups) {
-      qkey += "|" + g.key + "," + std::to_string(g.limits.in_flight.value_or(0)) + "," +
-              std::to_string(interval_of(g.limits).count());
-    }
+    auto resolved = resolve_limits(settings.hosts, settings.in_flight, ctx.host_limits,
+                                   ctx.in_flight, url.authority, url.hostname);
+    if (auto* err = std::get_if<std::string>(&resolved)) return *err;
+    const EffectiveLimits& limits = std::get<EffectiveLimits>(resolved);
+    std::string qkey = limits.queue_key();
     if (auto it = queue_ids.find(qkey); it != queue_ids.end()) return &queues.at(it->second);
 
     QueueId id = ++next_queue;
     Queue& q = queues[id];
     q.id = id;
     q.key = qkey;
-    q.constraints.push_back(constraint(url.authority, false, host, cap, qkey));
-    for (const GroupLimits& g : groups) {
-      std::size_t gcap = g.limits.in_flight ? static_cast<std::size_t>(*g.limits.in_flight)
-                                            : kUnlimited;
-      q.constraints.push_back(constraint(g.key, true, g.limits, gcap, g.key + "|" + std::to_string(gcap)));
+    q.constraints.push_back(constraint(limits.host, false, qkey));
+    for (const EffectiveLimits::Part& g : limits.groups) {
+      q.constraints.push_back(
+          constraint(g, true, g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-")));
     }
     for (Constraint& c : q.constraints) c.entity->queues.insert(id);
     queue_ids.emplace(qkey, id);

@@ -47,4 +47,47 @@ const Limits* find_host_limits(const LimitsMap& map, std::string_view authority,
   return nullptr;
 }
 
+std::string EffectiveLimits::queue_key() const {
+  std::string key = host.key + "|" + std::to_string(host.cap.value_or(0)) + "|" +
+                    std::to_string(host.interval.count());
+  for (const Part& g : groups) {
+    key += "|" + g.key + "," + (g.cap ? std::to_string(*g.cap) : "-") + "," +
+           std::to_string(g.interval.count());
+  }
+  return key;
+}
+
+std::variant<EffectiveLimits, std::string> resolve_limits(
+    const LimitsMap& engine_limits, int engine_in_flight, const LimitsMap& context_limits,
+    std::optional<int> context_in_flight, std::string_view authority, std::string_view hostname) {
+  static const Limits kNone{};
+  auto pick = [&](const LimitsMap& map) {
+    const Limits* l = find_host_limits(map, authority, hostname);
+    return l ? *l : kNone;
+  };
+  if (context_in_flight && *context_in_flight <= 0) {
+    return std::string("inFlight must be a positive integer");
+  }
+  const Limits host = overlay(pick(engine_limits), pick(context_limits));
+  if (auto err = validate_limits({{std::string(authority), host}})) return *err;
+
+  EffectiveLimits out;
+  out.host.key = std::string(authority);
+  out.host.cap = static_cast<std::size_t>(
+      host.in_flight.value_or(context_in_flight.value_or(engine_in_flight)));
+  out.host.interval = interval_of(host);
+  for (std::string& key : group_keys_for(hostname)) {
+    auto e = engine_limits.find(key);
+    auto c = context_limits.find(key);
+    if (e == engine_limits.end() && c == context_limits.end()) continue;
+    Limits l = overlay(e != engine_limits.end() ? e->second : kNone,
+                       c != context_limits.end() ? c->second : kNone);
+    if (auto err = validate_limits({{key, l}})) return *err;
+    std::optional<std::size_t> cap;
+    if (l.in_flight) cap = static_cast<std::size_t>(*l.in_flight);
+    out.groups.push_back({std::move(key), cap, interval_of(l)});
+  }
+  return out;
+}
+
 }  // namespace pacing

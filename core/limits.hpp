@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "core/time.hpp"
@@ -37,6 +38,27 @@ std::vector<std::string> group_keys_for(std::string_view hostname);
 
 /// `over` field by field over `base`.
 Limits overlay(const Limits& base, const Limits& over);
+
+/// The limits that hold for one request: its host's (with the default cap applied) and those of
+/// every configured group containing the host.
+struct EffectiveLimits {
+  struct Part {
+    std::string key;  ///< host authority, or group key "*.domain"
+    std::optional<std::size_t> cap;  ///< in-flight cap (always set for the host)
+    Duration interval{0};            ///< configured spacing, zero when none
+  };
+  Part host;
+  std::vector<Part> groups;  ///< nearest domain first
+  /// Identifies requests given the same limits (they share a queue).
+  std::string queue_key() const;
+};
+
+/// Resolves the limits for a URL's host: `context_limits` over `engine_limits` field by field,
+/// the cap defaulting to `context_in_flight`, else `engine_in_flight`. Returns the first invalid
+/// limit that applies as an error message ("KEY: FIELD must be ...").
+std::variant<EffectiveLimits, std::string> resolve_limits(
+    const LimitsMap& engine_limits, int engine_in_flight, const LimitsMap& context_limits,
+    std::optional<int> context_in_flight, std::string_view authority, std::string_view hostname);
 
 /// The entry for an authority ("host:port") or else its hostname in `map`; the authority key wins.
 const Limits* find_host_limits(const LimitsMap& map, std::string_view authority,

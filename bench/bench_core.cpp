@@ -1,0 +1,2 @@
+// Placeholder: the core benchmark harness is being written.
+int main() { return 0; }

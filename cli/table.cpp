@@ -1,0 +1,59 @@
+#include "cli/table.hpp"
+
+#include <cstdio>
+
+namespace pacing::sim {
+
+std::string format_summary(const Json& result) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "scenario %s, strategy %s, seed %llu\n",
+                result.value("scenario", "?").c_str(), result.value("strategy", "?").c_str(),
+                static_cast<unsigned long long>(result.value("seed", 0ull)));
+  out += line;
+  std::snprintf(line, sizeof line, "%-32s %8s %8s %8s %8s %8s %10s\n", "host", "starts", "refused",
+                "retries", "gave_up", "max_inf", "interval");
+  out += line;
+  for (const auto& [host, h] : result.at("hosts").items()) {
+    std::snprintf(line, sizeof line, "%-32s %8llu %8llu %8llu %8llu %8lld %9.3fs\n", host.c_str(),
+                  h["starts"].get<unsigned long long>(), h["refusals"].get<unsigned long long>(),
+                  h["retries"].get<unsigned long long>(), h["gave_up"].get<unsigned long long>(),
+                  h["max_in_flight"].get<long long>(), h["interval"].get<double>());
+    out += line;
+  }
+  const Json& s = result.at("summary");
+  std::snprintf(line, sizeof line,
+                "requests %llu: completed %llu, gave up %llu, failed %llu, aborted %llu; "
+                "refusals %llu, retries %llu\nmakespan %.3f s; latency p50 %.3f s, p95 %.3f s, "
+                "p99 %.3f s\n",
+                s["requests"].get<unsigned long long>(), s["completed"].get<unsigned long long>(),
+                s["gave_up"].get<unsigned long long>(), s["failed"].get<unsigned long long>(),
+                s["aborted"].get<unsigned long long>(), s["refusals"].get<unsigned long long>(),
+                s["retries"].get<unsigned long long>(), s["makespan"].get<double>(),
+                s["latency"]["p50"].get<double>(), s["latency"]["p95"].get<double>(),
+                s["latency"]["p99"].get<double>());
+  out += line;
+  return out;
+}
+
+std::string format_comparison(const std::vector<Json>& results) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-10s %9s %8s %7s %8s %9s %8s %10s %8s %8s\n", "strategy",
+                "completed", "gave_up", "failed", "aborted", "refusals", "retries", "makespan",
+                "p50", "p99");
+  out += line;
+  for (const Json& r : results) {
+    const Json& s = r.at("summary");
+    std::snprintf(line, sizeof line, "%-10s %9llu %8llu %7llu %8llu %9llu %8llu %9.2fs %7.3fs %7.3fs\n",
+                  r.value("strategy", "?").c_str(), s["completed"].get<unsigned long long>(),
+                  s["gave_up"].get<unsigned long long>(), s["failed"].get<unsigned long long>(),
+                  s["aborted"].get<unsigned long long>(), s["refusals"].get<unsigned long long>(),
+                  s["retries"].get<unsigned long long>(), s["makespan"].get<double>(),
+                  s["latency"]["p50"].get<double>(), s["latency"]["p99"].get<double>());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace pacing::sim

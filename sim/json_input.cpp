@@ -1,0 +1,167 @@
+#include "sim/json_input.hpp"
+
+#include <cmath>
+
+namespace pacing::sim {
+
+std::string Defects::format(std::string_view file) const {
+  std::string out;
+  for (const Defect& d : list_) {
+    out += std::string(file) + ": " + (d.pointer.empty() ? "/" : d.pointer) + ": " + d.message + "\n";
+  }
+  return out;
+}
+
+std::string pointer_escape(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+namespace {
+std::string type_name(const Json& j) { return j.type_name(); }
+}  // namespace
+
+ObjectReader::ObjectReader(const Json& node, std::string pointer, Defects& defects)
+    : pointer_(std::move(pointer)), defects_(defects) {
+  if (node.is_object()) {
+    object_ = &node;
+  } else {
+    defects_.add(pointer_, "must be an object, got " + type_name(node));
+  }
+}
+
+void ObjectReader::finish() {
+  if (!object_) return;
+  for (const auto& [key, value] : object_->items()) {
+    if (!known_.contains(key)) defects_.add(pointer(key), "unknown field");
+  }
+}
+
+bool ObjectReader::has(std::string_view key) const {
+  return object_ && object_->contains(key);
+}
+
+const Json* ObjectReader::raw(std::string_view key) {
+  known_.insert(std::string(key));
+  if (!object_) return nullptr;
+  auto it = object_->find(key);
+  return it == object_->end() ? nullptr : &*it;
+}
+
+std::optional<double> ObjectReader::number(std::string_view key, double min, double max,
+                                           bool required) {
+  const Json* j = raw(key);
+  if (!j) {
+    if (required && object_) defects_.add(pointer(key), "is required");
+    return std::nullopt;
+  }
+  if (!j->is_number()) {
+    defects_.add(pointer(key), "must be a number, got " + type_name(*j));
+    return std::nullopt;
+  }
+  double v = j->get<double>();
+  if (!std::isfinite(v) || v < min || v > max) {
+    defects_.add(pointer(key), "must be between " + Json(min).dump() + " and " + Json(max).dump() +
+                                   ", got " + j->dump());
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<std::int64_t> ObjectReader::integer(std::string_view key, std::int64_t min,
+                                                  std::int64_t max, bool required) {
+  const Json* j = raw(key);
+  if (!j) {
+    if (required && object_) defects_.add(pointer(key), "is required");
+    return std::nullopt;
+  }
+  if (!j->is_number_integer()) {
+    defects_.add(pointer(key), "must be an integer, got " + j->dump());
+    return std::nullopt;
+  }
+  if (j->is_number_unsigned() && j->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+    defects_.add(pointer(key), "must be at most " + std::to_string(max) + ", got " + j->dump());
+    return std::nullopt;
+  }
+  std::int64_t v = j->get<std::int64_t>();
+  if (v < min || v > max) {
+    defects_.add(pointer(key), "must be between " + std::to_string(min) + " and " +
+                                   std::to_string(max) + ", got " + j->dump());
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<std::string> ObjectReader::string(std::string_view key, bool required) {
+  const Json* j = raw(key);
+  if (!j) {
+    if (required && object_) defects_.add(pointer(key), "is required");
+    return std::nullopt;
+  }
+  if (!j->is_string()) {
+    defects_.add(pointer(key), "must be a string, got " + type_name(*j));
+    return std::nullopt;
+  }
+  return j->get<std::string>();
+}
+
+std::optional<bool> ObjectReader::boolean(std::string_view key) {
+  const Json* j = raw(key);
+  if (!j) return std::nullopt;
+  if (!j->is_boolean()) {
+    defects_.add(pointer(key), "must be true or false, got " + j->dump());
+    return std::nullopt;
+  }
+  return j->get<bool>();
+}
+
+std::optional<Duration> ObjectReader::seconds(std::string_view key, bool required) {
+  auto v = number(key, 0, 1e9, required);
+  if (!v) return std::nullopt;
+  return Duration{std::llround(*v * 1e6)};
+}
+
+std::optional<Distribution> ObjectReader::distribution(std::string_view key) {
+  const Json* j = raw(key);
+  if (!j) return std::nullopt;
+  return read_distribution(*j, pointer(key), defects_);
+}
+
+std::optional<Distribution> read_distribution(const Json& node, const std::string& pointer,
+                                              Defects& defects) {
+  if (node.is_number()) {
+    double v = node.get<double>();
+    if (!(std::isfinite(v) && v >= 0 && v <= 1e9)) {
+      defects.add(pointer, "must be a duration in seconds >= 0, got " + node.dump());
+      return std::nullopt;
+    }
+    return Distribution(Distribution::Fixed{v});
+  }
+  if (!node.is_object()) {
+    defects.add(pointer, "must be a number or {\"median\",\"p99\"} or {\"min\",\"max\"}, got " +
+                             node.dump());
+    return std::nullopt;
+  }
+  ObjectReader r(node, pointer, defects);
+  std::optional<Distribution> out;
+  if (r.has("median") || r.has("p99")) {
+    auto median = r.number("median", 1e-9, 1e9, true);
+    auto p99 = r.number("p99", 1e-9, 1e9, true);
+    if (median && p99 && *p99 < *median) defects.add(r.pointer("p99"), "must be >= median");
+    else if (median && p99) out = Distribution(Distribution::LogNormal{*median, *p99});
+  } else {
+    auto min = r.number("min", 0, 1e9, true);
+    auto max = r.number("max", 0, 1e9, true);
+    if (min && max && *max < *min) defects.add(r.pointer("max"), "must be >= min");
+    else if (min && max) out = Distribution(Distribution::Uniform{*min, *max});
+  }
+  r.finish();
+  return out;
+}
+
+}  // namespace pacing::sim

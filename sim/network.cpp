@@ -1,0 +1,96 @@
+#include "sim/network.hpp"
+
+namespace pacing::sim {
+
+ModelRequest model_request(std::string method, std::string target, const Headers& headers,
+                           std::string address) {
+  ModelRequest r;
+  r.method = std::move(method);
+  r.path = std::move(target);
+  r.headers = headers;
+  auto id = find_header(headers, "X-Client-Id");
+  r.client = id ? std::string(*id) : address;
+  r.address = std::move(address);
+  auto heavy = find_header(headers, "X-Heavy");
+  r.heavy = heavy && *heavy == "1";
+  return r;
+}
+
+SimNetwork::SimNetwork(Scheduler& clock, Rng& rng, Duration timeout,
+                       std::function<std::string(std::uint64_t)> address_of)
+    : clock_(clock), rng_(rng), timeout_(timeout), address_of_(std::move(address_of)) {}
+
+void SimNetwork::add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
+                            Distribution latency, double failure_probability) {
+  servers_[authority] = Server{std::move(host), latency, failure_probability};
+}
+
+void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
+  const std::uint64_t id = attempt.id;
+  Open& open = open_[id];
+  open.on_settled = std::move(on_settled);
+  const Instant now = clock_.now();
+  if (timeout_ > Duration::zero()) {
+    open.timeout_timer = clock_.schedule(now + timeout_, [this, id] {
+      AttemptResult r;
+      r.kind = AttemptResult::Kind::timeout;
+      r.error = "timeout";
+      settle(id, std::move(r));
+    });
+  }
+  auto it = servers_.find(std::string(attempt.authority));
+  if (it == servers_.end()) {
+    clock_.schedule(now, [this, id] {
+      AttemptResult r;
+      r.kind = AttemptResult::Kind::network;
+      r.error = "no such host";
+      settle(id, std::move(r));
+    });
+    return;
+  }
+  Server& server = it->second;
+  const Duration one_way = server.latency.sample(rng_) / 2;
+  if (server.failure_probability > 0 &&
+      std::uniform_real_distribution<double>(0, 1)(rng_) < server.failure_probability) {
+    clock_.schedule(now + one_way, [this, id] {
+      AttemptResult r;
+      r.kind = AttemptResult::Kind::network;
+      r.error = "connection reset";
+      settle(id, std::move(r));
+    });
+    return;
+  }
+  ModelRequest request = model_request(attempt.request_data->method, std::string(attempt.target),
+                                       attempt.request_data->headers,
+                                       address_of_(attempt.request_data->tag));
+  ServerHost* host = server.host.get();
+  clock_.schedule(now + one_way, [this, host, id, one_way, request = std::move(request)]() mutable {
+    host->handle(std::move(request), [this, id, one_way](const Reply& reply) {
+      AttemptResult r;
+      r.response.status = reply.status;
+      r.response.headers = reply.headers;
+      r.response.body = reply.body;
+      clock_.schedule(clock_.now() + one_way, [this, id, r = std::move(r)]() mutable {
+        settle(id, std::move(r));
+      });
+    });
+  });
+}
+
+void SimNetwork::abandon(std::uint64_t attempt_id) {
+  auto it = open_.find(attempt_id);
+  if (it == open_.end()) return;
+  clock_.cancel(it->second.timeout_timer);
+  open_.erase(it);
+}
+
+void SimNetwork::settle(std::uint64_t attempt_id, AttemptResult result) {
+  auto it = open_.find(attempt_id);
+  if (it == open_.end()) return;  // timed out, abandoned, or already settled
+  clock_.cancel(it->second.timeout_timer);
+  SettledHandler handler = std::move(it->second.on_settled);
+  open_.erase(it);
+  handler(std::move(result));
+}
+
+}  // namespace pacing::sim

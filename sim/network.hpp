@@ -1,0 +1,56 @@
+#pragma once
+// The simulated network: carries attempts to the scenario's servers on virtual time, with a
+// latency per server, an optional failure probability and the client's request timeout. No
+// connection cap of its own (HTTP/2 carries any number of requests).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "core/transport.hpp"
+#include "sim/scheduler.hpp"
+#include "sim/server_host.hpp"
+
+namespace pacing::sim {
+
+class SimNetwork final : public Transport {
+ public:
+  /// `timeout` zero means none. `address_of(tag)` gives a request's client address.
+  SimNetwork(Scheduler& clock, Rng& rng, Duration timeout,
+             std::function<std::string(std::uint64_t tag)> address_of);
+
+  /// Serves `authority` with `host`; each attempt takes one draw of `latency` (round trip, half
+  /// each way) and fails with `failure_probability` as a network error.
+  void add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
+                  Distribution latency, double failure_probability);
+
+  void send(const Attempt& attempt, SettledHandler on_settled) override;
+  void abandon(std::uint64_t attempt_id) override;
+
+ private:
+  struct Server {
+    std::unique_ptr<ServerHost> host;
+    Distribution latency;
+    double failure_probability = 0;
+  };
+  struct Open {
+    SettledHandler on_settled;
+    Clock::TimerId timeout_timer = 0;
+  };
+  void settle(std::uint64_t attempt_id, AttemptResult result);
+
+  Scheduler& clock_;
+  Rng& rng_;
+  Duration timeout_;
+  std::function<std::string(std::uint64_t)> address_of_;
+  std::unordered_map<std::string, Server> servers_;
+  std::unordered_map<std::uint64_t, Open> open_;
+};
+
+/// Builds the request a model sees from an attempt: client id from `X-Client-Id`, heavy work from
+/// `X-Heavy: 1`. Shared by the simulator and the mock servers.
+ModelRequest model_request(std::string method, std::string target, const Headers& headers,
+                           std::string address);
+
+}  // namespace pacing::sim

@@ -1,0 +1,257 @@
+#include "sim/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/retry_after.hpp"
+
+namespace pacing::sim {
+
+bool is_refusal(int status, bool has_retry_after) {
+  return status == 429 || status == 503 || (status == 405 && has_retry_after);
+}
+
+void StepSeries::set(double t, double value) {
+  if (!points_.empty() && points_.back().second == value) return;
+  if (!points_.empty() && points_.back().first == t) {
+    points_.back().second = value;
+    if (points_.size() > 1 && points_[points_.size() - 2].second == value) points_.pop_back();
+    return;
+  }
+  points_.emplace_back(t, value);
+}
+
+Json StepSeries::to_json() const {
+  Json out = Json::array();
+  for (const auto& [t, v] : points_) out.push_back({t, v});
+  return out;
+}
+
+Recorder::Recorder(Clock& clock, Transport& inner, std::ostream* trace)
+    : clock_(clock), inner_(inner), trace_(trace) {}
+
+std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
+                               const std::string& host, const std::string& path) {
+  auto [it, fresh] = host_index_.try_emplace(host, static_cast<std::uint32_t>(hosts_.size()));
+  if (fresh) {
+    hosts_.emplace_back();
+    hosts_.back().name = host;
+  }
+  requests_.push_back(RequestRecord{query, it->second, &query_name, &path, clock_.now()});
+  ++open_requests_;
+  HostStats& h = hosts_[it->second];
+  ++h.open;
+  update_host_series(h);
+  return requests_.size() - 1;
+}
+
+void Recorder::completed(std::uint64_t tag, const Completion& c) {
+  RequestRecord& r = requests_.at(tag);
+  if (++r.completions > 1) {
+    if (watcher_) watcher_->completed(tag, c);
+    return;
+  }
+  r.kind = c.kind;
+  r.completed = clock_.now();
+  last_completion_ = std::max(last_completion_, r.completed);
+  --open_requests_;
+  HostStats& h = hosts_[r.host];
+  --h.open;
+  if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
+  update_host_series(h);
+  if (watcher_) watcher_->completed(tag, c);
+}
+
+void Recorder::update_host_series(HostStats& h) {
+  const double now = t(clock_.now());
+  h.in_flight_series.set(now, static_cast<double>(h.in_flight));
+  h.queued_series.set(now, static_cast<double>(h.open - h.in_flight));
+}
+
+void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
+  const std::uint64_t tag = attempt.request_data->tag;
+  RequestRecord& r = requests_.at(tag);
+  ++r.attempts;
+  HostStats& h = hosts_[r.host];
+  ++h.starts;
+  if (attempt.number > 1) ++h.retries;
+  ++h.in_flight;
+  h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
+  update_host_series(h);
+  open_attempts_[attempt.id] = OpenAttempt{tag, attempt.number, clock_.now()};
+  if (watcher_) watcher_->sent(tag, h.name, clock_.now());
+  const std::uint64_t id = attempt.id;
+  inner_.send(attempt, [this, id, handler = std::move(on_settled)](AttemptResult result) {
+    settled(id, std::move(result), handler);
+  });
+}
+
+void Recorder::settled(std::uint64_t attempt_id, AttemptResult result,
+                       const SettledHandler& handler) {
+  auto it = open_attempts_.find(attempt_id);
+  if (it != open_attempts_.end()) {
+    const OpenAttempt a = it->second;
+    open_attempts_.erase(it);
+    HostStats& h = hosts_[requests_[a.tag].host];
+    --h.in_flight;
+    update_host_series(h);
+    std::optional<Duration> retry_after;
+    bool refusal = false;
+    if (result.kind == AttemptResult::Kind::response) {
+      if (auto v = find_header(result.response.headers, "Retry-After")) {
+        retry_after = parse_retry_after(*v, clock_.wall_time(clock_.now()), std::chrono::hours(24));
+      }
+      refusal = is_refusal(result.response.status, retry_after.has_value());
+      if (refusal) {
+        ++h.refusals;
+        ++refusals_;
+      }
+    }
+    trace_line(a, clock_.now(), &result, retry_after, to_string(result.kind));
+    if (watcher_) watcher_->settled(a.tag, h.name, clock_.now(), refusal, retry_after);
+  }
+  handler(std::move(result));
+}
+
+void Recorder::abandon(std::uint64_t attempt_id) {
+  auto it = open_attempts_.find(attempt_id);
+  if (it != open_attempts_.end()) {
+    const OpenAttempt a = it->second;
+    open_attempts_.erase(it);
+    HostStats& h = hosts_[requests_[a.tag].host];
+    --h.in_flight;
+    update_host_series(h);
+    trace_line(a, clock_.now(), nullptr, std::nullopt, "aborted");
+    if (watcher_) watcher_->settled(a.tag, h.name, clock_.now(), false, std::nullopt);
+  }
+  inner_.abandon(attempt_id);
+}
+
+void Recorder::trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
+                          std::optional<Duration> retry_after, std::string_view outcome) {
+  if (!trace_) return;
+  const RequestRecord& req = requests_[a.tag];
+  Json line;
+  line["request"] = a.tag + 1;
+  line["query"] = *req.query_name;
+  line["host"] = hosts_[req.host].name;
+  line["path"] = *req.path;
+  line["attempt"] = a.number;
+  line["arrived"] = t(req.arrived);
+  line["sent"] = t(a.sent);
+  line["settled"] = t(settled);
+  line["status"] = (r && r->kind == AttemptResult::Kind::response) ? Json(r->response.status) : Json();
+  line["retry_after"] = retry_after ? Json(to_seconds(*retry_after)) : Json();
+  line["outcome"] = std::string(outcome);
+  *trace_ << line.dump() << '\n';
+}
+
+void Recorder::finish(Instant end) {
+  std::vector<std::pair<std::uint64_t, OpenAttempt>> still_open(open_attempts_.begin(),
+                                                                open_attempts_.end());
+  std::sort(still_open.begin(), still_open.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [id, a] : still_open) trace_line(a, end, nullptr, std::nullopt, "aborted");
+  open_attempts_.clear();
+  if (trace_) trace_->flush();
+}
+
+void Recorder::on_entity(const EntityState& e) {
+  const double now = t(clock_.now());
+  // The instant the pause ends (0 when none was ever set or it was forgotten).
+  const double paused = e.paused_until.time_since_epoch() > Duration::zero() ? t(e.paused_until) : 0.0;
+  if (e.group) {
+    EntitySeries& g = groups_[std::string(e.key)];
+    g.in_flight.set(now, static_cast<double>(e.in_flight));
+    g.queued.set(now, static_cast<double>(e.queued));
+    g.interval.set(now, to_seconds(e.interval));
+    g.paused_until.set(now, paused);
+    return;
+  }
+  auto it = host_index_.find(std::string(e.key));
+  if (it == host_index_.end()) return;
+  HostStats& h = hosts_[it->second];
+  h.interval = to_seconds(e.interval);
+  h.max_interval = std::max(h.max_interval, h.interval);
+  h.interval_series.set(now, h.interval);
+  h.paused_series.set(now, paused);
+}
+
+void Recorder::on_queue(const QueueState& q) {
+  EntitySeries& s = queues_[std::string(q.key)];
+  const double now = t(clock_.now());
+  s.in_flight.set(now, static_cast<double>(q.in_flight));
+  s.queued.set(now, static_cast<double>(q.queued));
+}
+
+namespace {
+double percentile(std::vector<std::int64_t>& v, double p) {
+  if (v.empty()) return 0;
+  std::size_t k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  k = std::min(k, v.size() - 1);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return to_seconds(Duration{v[k]});
+}
+}  // namespace
+
+Json Recorder::result() const {
+  std::uint64_t completed = 0, gave_up = 0, failed = 0, aborted = 0, retries = 0;
+  std::vector<std::int64_t> latencies;
+  for (const RequestRecord& r : requests_) {
+    retries += r.attempts > 1 ? static_cast<std::uint64_t>(r.attempts - 1) : 0;
+    switch (r.kind) {
+      case Completion::Kind::response:
+        ++completed;
+        latencies.push_back((r.completed - r.arrived).count());
+        break;
+      case Completion::Kind::gave_up: ++gave_up; break;
+      case Completion::Kind::failed: ++failed; break;
+      case Completion::Kind::aborted: ++aborted; break;
+    }
+  }
+  Json summary{{"requests", requests_.size()},
+               {"completed", completed},
+               {"gave_up", gave_up},
+               {"failed", failed},
+               {"aborted", aborted},
+               {"refusals", refusals_},
+               {"retries", retries},
+               {"makespan", t(last_completion_)},
+               {"latency",
+                {{"p50", percentile(latencies, 0.50)},
+                 {"p95", percentile(latencies, 0.95)},
+                 {"p99", percentile(latencies, 0.99)}}}};
+  Json hosts = Json::object();
+  for (const HostStats& h : hosts_) {
+    hosts[h.name] = {{"starts", h.starts},
+                     {"refusals", h.refusals},
+                     {"retries", h.retries},
+                     {"gave_up", h.gave_up},
+                     {"max_in_flight", h.max_in_flight},
+                     {"interval", h.interval},
+                     {"max_interval", h.max_interval},
+                     {"series",
+                      {{"in_flight", h.in_flight_series.to_json()},
+                       {"queued", h.queued_series.to_json()},
+                       {"interval", h.interval_series.to_json()},
+                       {"paused_until", h.paused_series.to_json()}}}};
+  }
+  auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {
+    Json out = Json::object();
+    for (const auto& [key, s] : m) {
+      Json series{{"in_flight", s.in_flight.to_json()}, {"queued", s.queued.to_json()}};
+      if (learned) {
+        series["interval"] = s.interval.to_json();
+        series["paused_until"] = s.paused_until.to_json();
+      }
+      out[key] = {{"series", series}};
+    }
+    return out;
+  };
+  return Json{{"summary", summary},
+              {"hosts", hosts},
+              {"groups", entity_json(groups_, true)},
+              {"queues", entity_json(queues_, false)}};
+}
+
+}  // namespace pacing::sim

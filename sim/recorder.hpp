@@ -1,0 +1,119 @@
+#pragma once
+// Records a run: every attempt (streamed to the trace), every request's completion, step series
+// per host, group and queue; then writes result.json. It sits between a strategy and the
+// transport, so it sees every strategy the same way.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/transport.hpp"
+#include "sim/json_input.hpp"
+
+namespace pacing::sim {
+
+/// Change points of a step function of time: [[t, value], ...].
+class StepSeries {
+ public:
+  void set(double t, double value);
+  Json to_json() const;
+  double last() const { return points_.empty() ? 0 : points_.back().second; }
+
+ private:
+  std::vector<std::pair<double, double>> points_;
+};
+
+/// Told about each attempt as it is sent and settled, and each completion (the invariant checker).
+class RunWatcher {
+ public:
+  virtual ~RunWatcher() = default;
+  virtual void sent(std::uint64_t /*tag*/, const std::string& /*authority*/, Instant /*at*/) {}
+  /// `refusal`/`retry_after` as the recorder classified the answer.
+  virtual void settled(std::uint64_t /*tag*/, const std::string& /*authority*/, Instant /*at*/,
+                       bool /*refusal*/, std::optional<Duration> /*retry_after*/) {}
+  virtual void completed(std::uint64_t /*tag*/, const Completion& /*c*/) {}
+};
+
+class Recorder final : public Transport, public EngineObserver {
+ public:
+  /// `trace` may be null (no trace). `inner` carries the attempts.
+  Recorder(Clock& clock, Transport& inner, std::ostream* trace);
+
+  /// A request issued by the workload now; returns its tag (put it in Request::tag).
+  std::uint64_t issued(std::uint32_t query, const std::string& query_name, const std::string& host,
+                       const std::string& path);
+  /// The strategy completed the request.
+  void completed(std::uint64_t tag, const Completion& c);
+  /// Ends the run at `end`: attempts still open are traced as aborted.
+  void finish(Instant end);
+  /// The result document (summary, hosts, groups, queues).
+  Json result() const;
+  void set_watcher(RunWatcher* watcher) { watcher_ = watcher; }
+  /// Requests issued but not completed.
+  std::size_t open_requests() const { return open_requests_; }
+
+  void send(const Attempt& attempt, SettledHandler on_settled) override;
+  void abandon(std::uint64_t attempt_id) override;
+
+  void on_entity(const EntityState& e) override;
+  void on_queue(const QueueState& q) override;
+
+ private:
+  struct RequestRecord {
+    std::uint32_t query;
+    std::uint32_t host;
+    const std::string* query_name;
+    const std::string* path;
+    Instant arrived;
+    Instant completed{};
+    int attempts = 0;
+    int completions = 0;
+    Completion::Kind kind = Completion::Kind::response;
+  };
+  struct HostStats {
+    std::string name;
+    std::uint64_t starts = 0, refusals = 0, retries = 0, gave_up = 0;
+    std::int64_t in_flight = 0, max_in_flight = 0, open = 0;
+    double interval = 0;
+    double max_interval = 0;
+    StepSeries in_flight_series, queued_series, interval_series, paused_series;
+  };
+  struct OpenAttempt {
+    std::uint64_t tag;
+    int number;
+    Instant sent;
+  };
+  struct EntitySeries {
+    StepSeries in_flight, queued, interval, paused_until;
+  };
+
+  double t(Instant at) const { return to_seconds(at); }
+  void update_host_series(HostStats& h);
+  void trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
+                  std::optional<Duration> retry_after, std::string_view outcome);
+  void settled(std::uint64_t attempt_id, AttemptResult result, const SettledHandler& handler);
+
+  Clock& clock_;
+  Transport& inner_;
+  std::ostream* trace_;
+  RunWatcher* watcher_ = nullptr;
+  std::vector<RequestRecord> requests_;
+  std::vector<HostStats> hosts_;
+  std::unordered_map<std::string, std::uint32_t> host_index_;
+  std::unordered_map<std::uint64_t, OpenAttempt> open_attempts_;
+  std::map<std::string, EntitySeries> groups_;
+  std::map<std::string, EntitySeries> queues_;
+  std::size_t open_requests_ = 0;
+  std::uint64_t refusals_ = 0;
+  Instant last_completion_{};
+};
+
+/// True for a refusal as the core defines it: 429, 503, or 405 with a usable Retry-After.
+bool is_refusal(int status, bool has_retry_after);
+
+}  // namespace pacing::sim

@@ -1,0 +1,198 @@
+#include "sim/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "core/url.hpp"
+#include "sim/invariants.hpp"
+#include "sim/models/registry.hpp"
+#include "sim/network.hpp"
+#include "sim/recorder.hpp"
+#include "sim/scheduler.hpp"
+#include "sim/strategies/comunica.hpp"
+#include "sim/strategies/throttle.hpp"
+#include "sim/strategies/unpaced.hpp"
+
+namespace pacing::sim {
+
+namespace {
+
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ClientSpec& client,
+                                        Clock& clock, Transport& transport) {
+  if (name == "comunica") return std::make_unique<ComunicaStrategy>(clock, transport, client.comunica);
+  if (name == "unpaced")
+    return std::make_unique<UnpacedStrategy>(clock, transport, client.unpaced_retries,
+                                             client.engine.user_agent);
+  return std::make_unique<ThrottleStrategy>(clock, transport, client.engine);
+}
+
+/// Issues one request entry's requests, each at its time (one pending event per entry at most,
+/// so a million-request entry costs no memory up front).
+struct EntryCursor {
+  std::size_t query;
+  const RequestEntry* entry;
+  std::string url;
+  std::int64_t issued = 0;
+};
+
+}  // namespace
+
+RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const std::string strategy_name = options.strategy.value_or(scenario.client.strategy);
+  if (std::find(strategy_names().begin(), strategy_names().end(), strategy_name) ==
+      strategy_names().end()) {
+    throw InputError("--strategy " + strategy_name + ": unknown strategy (throttle, comunica, unpaced)");
+  }
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+
+  Scheduler clock(scenario.epoch);
+  Rng rng(seed);
+  std::vector<std::size_t> query_of_tag;
+  SimNetwork network(clock, rng, scenario.client.timeout, [&](std::uint64_t tag) {
+    return scenario.queries[query_of_tag[tag]].address;
+  });
+  ModelEnv env{scenario.file.parent_path(), scenario.epoch};
+  for (const auto& [host, server] : scenario.servers) {
+    Defects defects;
+    auto model = make_model(server.spec, server.pointer, defects, env,
+                            {"paths", "latency", "network_failure"});
+    std::vector<ServerHost::Route> routes;
+    if (auto paths = server.spec.find("paths"); paths != server.spec.end()) {
+      for (const auto& [prefix, spec] : paths->items()) {
+        routes.push_back({prefix, make_model(spec, server.pointer + "/paths/" + pointer_escape(prefix),
+                                             defects, env, {})});
+      }
+    }
+    if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));
+    network.add_server(host, std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes)),
+                       server.latency, server.network_failure);
+  }
+
+  Recorder recorder(clock, network, options.trace);
+  InvariantChecker checker(scenario, strategy_name == "throttle");
+  recorder.set_watcher(&checker);
+  std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, scenario.client, clock, recorder);
+  strategy->set_observer(&recorder);
+
+  // Open requests per query, for abort events and the end of the run.
+  std::vector<std::set<Strategy::RequestId>> open(scenario.queries.size());
+  std::vector<bool> aborted(scenario.queries.size(), false);
+  std::vector<EntryCursor> cursors;
+  for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
+    for (const RequestEntry& e : scenario.queries[q].requests) {
+      if (e.count > 0) cursors.push_back({q, &e, "https://" + e.host + e.path});
+    }
+  }
+  std::function<void(std::size_t)> issue_next = [&](std::size_t c) {
+    EntryCursor& cur = cursors[c];
+    const QuerySpec& query = scenario.queries[cur.query];
+    if (aborted[cur.query]) return;
+    // Requests due at the same instant are issued together.
+    do {
+      Request request;
+      request.method = cur.entry->method;
+      request.url = cur.url;
+      request.headers = cur.entry->headers;
+      const std::uint64_t tag = recorder.issued(static_cast<std::uint32_t>(cur.query), query.name,
+                                                cur.entry->host, cur.entry->path);
+      query_of_tag.push_back(cur.query);
+      checker.issued(tag, cur.query, cur.entry->host);
+      request.tag = tag;
+      auto id = std::make_shared<Strategy::RequestId>(0);
+      *id = strategy->issue(std::move(request), query.context,
+                            [&, tag, q = cur.query, id](Engine::RequestId, const Completion& c) {
+                              open[q].erase(*id);
+                              recorder.completed(tag, c);
+                            });
+      open[cur.query].insert(*id);
+      ++cur.issued;
+    } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
+    if (cur.issued < cur.entry->count) {
+      Instant next = Instant{query.start + cur.entry->at + cur.entry->every * cur.issued};
+      clock.schedule(next, [&, c] { issue_next(c); });
+    }
+  };
+  for (std::size_t c = 0; c < cursors.size(); ++c) {
+    const QuerySpec& query = scenario.queries[cursors[c].query];
+    clock.schedule(Instant{query.start + cursors[c].entry->at}, [&, c] { issue_next(c); });
+  }
+  for (const EventSpec& e : scenario.events) {
+    clock.schedule(Instant{e.at}, [&] {
+      if (e.invalidate) {
+        // The checker first: the strategy may start requests at once.
+        if (*e.invalidate == "*") {
+          checker.invalidated(std::nullopt);
+          strategy->invalidate(std::nullopt);
+        } else {
+          if (auto url = parse_url(*e.invalidate)) checker.invalidated(url->authority);
+          strategy->invalidate(*e.invalidate);
+        }
+      }
+      if (e.abort) {
+        for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
+          if (scenario.queries[q].name != *e.abort) continue;
+          aborted[q] = true;
+          std::vector<Strategy::RequestId> ids(open[q].begin(), open[q].end());
+          for (auto id : ids) strategy->abort(id);
+        }
+      }
+    });
+  }
+
+  clock.run_until(Instant{scenario.until});
+  // Requests not finished by `until` count as aborted.
+  for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
+    aborted[q] = true;
+    std::vector<Strategy::RequestId> ids(open[q].begin(), open[q].end());
+    for (auto id : ids) strategy->abort(id);
+  }
+  clock.run_until(Instant{scenario.until});  // completions the aborts scheduled for now
+  recorder.finish(clock.now());
+
+  RunOutcome out;
+  out.result = recorder.result();
+  out.result["scenario"] = scenario.name;
+  out.result["strategy"] = strategy_name;
+  out.result["seed"] = seed;
+  out.violations = checker.finish();
+  out.events = clock.executed();
+  return out;
+}
+
+namespace {
+/// A bound as a person wrote it: 5, not 5.0.
+std::string bound(double v) {
+  return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v))
+                                                  : Json(v).dump();
+}
+}  // namespace
+
+std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result) {
+  std::vector<std::string> failed;
+  const std::string strategy = result.value("strategy", "");
+  for (const Expectation& x : scenario.expect) {
+    if (x.strategy && *x.strategy != strategy) continue;
+    Json::json_pointer ptr(x.metric);
+    if (!result.contains(ptr)) {
+      failed.push_back(x.metric + ": not in the result");
+      continue;
+    }
+    const Json& value = result[ptr];
+    if (x.equals && value != *x.equals) {
+      failed.push_back(x.metric + " = " + value.dump() + ", expected " + x.equals->dump());
+    }
+    if ((x.min || x.max) && !value.is_number()) {
+      failed.push_back(x.metric + " = " + value.dump() + " is not a number");
+      continue;
+    }
+    if (x.min && value.get<double>() < *x.min)
+      failed.push_back(x.metric + " = " + value.dump() + ", expected >= " + bound(*x.min));
+    if (x.max && value.get<double>() > *x.max)
+      failed.push_back(x.metric + " = " + value.dump() + ", expected <= " + bound(*x.max));
+  }
+  return failed;
+}
+
+}  // namespace pacing::sim

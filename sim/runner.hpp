@@ -1,0 +1,34 @@
+#pragma once
+// Runs a scenario on virtual time with one strategy and records everything.
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/json_input.hpp"
+#include "sim/scenario.hpp"
+
+namespace pacing::sim {
+
+struct RunOptions {
+  std::optional<std::string> strategy;  ///< overrides the scenario's client.strategy
+  std::optional<std::uint64_t> seed;    ///< overrides the scenario's seed
+  std::ostream* trace = nullptr;        ///< JSON lines, one per attempt
+};
+
+struct RunOutcome {
+  Json result;                          ///< result.json
+  std::vector<std::string> violations;  ///< broken invariants (empty when all held)
+  std::uint64_t events = 0;             ///< events the scheduler ran
+};
+
+/// Runs the scenario. Deterministic: the same scenario, strategy and seed give the same result
+/// and trace, byte for byte.
+RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+/// The expectations of the scenario that `result` breaks, as readable lines.
+std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result);
+
+}  // namespace pacing::sim

@@ -1,0 +1,351 @@
+#include "sim/scenario.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/retry_after.hpp"
+#include "core/url.hpp"
+#include "sim/models/registry.hpp"
+
+namespace pacing::sim {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure"};
+
+std::optional<std::chrono::system_clock::time_point> parse_epoch(const std::string& text) {
+  // RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SSZ
+  int y, mo, d, h, mi, sec, used = 0;
+  if (text.size() != 20 ||
+      std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+      used != 20) {
+    return std::nullopt;
+  }
+  std::chrono::year_month_day date{std::chrono::year{y}, std::chrono::month{static_cast<unsigned>(mo)},
+                                   std::chrono::day{static_cast<unsigned>(d)}};
+  if (!date.ok() || h > 23 || mi > 59 || sec > 59) return std::nullopt;
+  return std::chrono::sys_days{date} + std::chrono::hours{h} + std::chrono::minutes{mi} +
+         std::chrono::seconds{sec};
+}
+
+std::optional<Limits> read_limits(const Json& node, const std::string& pointer, Defects& d) {
+  ObjectReader r(node, pointer, d);
+  if (!r.ok()) return std::nullopt;
+  Limits l;
+  if (auto v = r.integer("inFlight", 1, 1'000'000)) l.in_flight = static_cast<int>(*v);
+  if (auto v = r.number("perSecond", 1e-9, 1e9)) l.per_second = *v;
+  r.finish();
+  return l;
+}
+
+LimitsMap read_limits_map(ObjectReader& parent, std::string_view key) {
+  LimitsMap out;
+  const Json* j = parent.raw(key);
+  if (!j) return out;
+  ObjectReader r(*j, parent.pointer(key), parent.defects());
+  if (!r.ok()) return out;
+  for (const auto& [host, limits] : j->items()) {
+    if (auto l = read_limits(*r.raw(host), r.pointer(host), parent.defects())) out[host] = *l;
+  }
+  return out;
+}
+
+Headers read_headers(ObjectReader& parent, std::string_view key) {
+  Headers out;
+  const Json* j = parent.raw(key);
+  if (!j) return out;
+  ObjectReader r(*j, parent.pointer(key), parent.defects());
+  if (!r.ok()) return out;
+  for (const auto& [name, value] : j->items()) {
+    if (auto v = r.string(name)) out.emplace_back(name, *v);
+  }
+  return out;
+}
+
+void read_rules(ObjectReader& client, Rules& rules) {
+  const Json* j = client.raw("rules");
+  if (!j) return;
+  ObjectReader r(*j, client.pointer("rules"), client.defects());
+  auto flag = [&](std::string_view key, bool& into) {
+    if (auto v = r.boolean(key)) into = *v;
+  };
+  flag("countOnlySinceLastChange", rules.count_only_since_last_change);
+  flag("learnBeforeRelease", rules.learn_before_release);
+  flag("pauseOnRetryAfter", rules.pause_on_retry_after);
+  flag("keepLongerPause", rules.keep_longer_pause);
+  flag("doubleOnRefusal", rules.double_on_refusal);
+  flag("decayOnSuccess", rules.decay_on_success);
+  flag("retryKeepsPlace", rules.retry_keeps_place);
+  r.finish();
+}
+
+ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d) {
+  ClientSpec c;
+  if (!node) return c;
+  ObjectReader r(*node, pointer, d);
+  if (!r.ok()) return c;
+  if (auto s = r.string("strategy")) {
+    if (std::find(strategy_names().begin(), strategy_names().end(), *s) == strategy_names().end()) {
+      d.add(r.pointer("strategy"), "unknown strategy \"" + *s + "\" (throttle, comunica, unpaced)");
+    } else {
+      c.strategy = *s;
+    }
+  }
+  EngineSettings& e = c.engine;
+  if (auto v = r.integer("inFlight", 1, 1'000'000)) e.in_flight = static_cast<int>(*v);
+  if (r.has("hosts")) e.hosts = read_limits_map(r, "hosts");
+  if (auto v = r.integer("retries", 0, 1000)) {
+    e.retry_count = static_cast<int>(*v);
+    c.unpaced_retries = static_cast<int>(*v);
+  }
+  if (auto v = r.seconds("timeout")) c.timeout = *v;
+  if (auto v = r.string("userAgent")) e.user_agent = *v;
+  if (auto v = r.boolean("browser")) e.browser = *v;
+  if (auto v = r.seconds("initialInterval")) e.initial_interval = *v;
+  if (auto v = r.seconds("maxInterval")) e.max_interval = *v;
+  if (auto v = r.number("decay", 1e-9, 1)) e.decay = *v;
+  if (auto v = r.seconds("maxRetryAfter")) e.max_retry_after = *v;
+  if (e.initial_interval <= Duration::zero()) d.add(r.pointer("initialInterval"), "must be > 0");
+  if (e.max_interval < e.initial_interval) d.add(r.pointer("maxInterval"), "must be >= initialInterval");
+  read_rules(r, e.rules);
+  if (const Json* j = r.raw("comunica")) {
+    ObjectReader cr(*j, r.pointer("comunica"), d);
+    if (auto v = cr.number("correctionMultiplier", 0, 1e6)) c.comunica.correction_multiplier = *v;
+    if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.comunica.failure_multiplier = *v;
+    if (auto v = cr.boolean("limitByDefault")) c.comunica.limit_by_default = *v;
+    if (auto v = cr.boolean("allowOverlap")) c.comunica.allow_overlap = *v;
+    cr.finish();
+  }
+  r.finish();
+  return c;
+}
+
+std::shared_ptr<const RequestContext> read_context(ObjectReader& query) {
+  auto ctx = std::make_shared<RequestContext>();
+  const Json* j = query.raw("context");
+  if (!j) return ctx;
+  ObjectReader r(*j, query.pointer("context"), query.defects());
+  if (!r.ok()) return ctx;
+  if (auto v = r.integer("inFlight", 1, 1'000'000)) ctx->in_flight = static_cast<int>(*v);
+  ctx->host_limits = read_limits_map(r, "hostLimits");
+  if (auto v = r.integer("retryCount", 0, 1000)) ctx->retry_count = static_cast<int>(*v);
+  if (auto v = r.seconds("retryDelayLimit")) ctx->retry_delay_limit = *v;
+  if (auto v = r.seconds("retryDelayFallback")) ctx->retry_delay_fallback = *v;
+  if (const Json* codes = r.raw("retryStatusCodes")) {
+    if (!codes->is_array()) {
+      query.defects().add(r.pointer("retryStatusCodes"), "must be an array of status codes");
+    } else {
+      for (std::size_t i = 0; i < codes->size(); ++i) {
+        const Json& c = (*codes)[i];
+        if (!c.is_number_integer() || c.get<int>() < 100 || c.get<int>() > 599) {
+          query.defects().add(r.pointer("retryStatusCodes") + "/" + std::to_string(i),
+                              "must be an HTTP status code (100-599)");
+        } else {
+          ctx->retry_status_codes.insert(c.get<int>());
+        }
+      }
+    }
+  }
+  r.finish();
+  return ctx;
+}
+
+RequestEntry read_entry(const Json& node, const std::string& pointer, Defects& d,
+                        const std::map<std::string, ServerSpec>& servers) {
+  RequestEntry e;
+  ObjectReader r(node, pointer, d);
+  if (!r.ok()) return e;
+  if (auto h = r.string("host", true)) {
+    e.host = *h;
+    if (!servers.contains(*h)) d.add(r.pointer("host"), "host \"" + *h + "\" is not declared in /servers");
+  }
+  if (auto p = r.string("path")) {
+    if (p->empty() || p->front() != '/') d.add(r.pointer("path"), "must start with /");
+    else e.path = *p;
+  }
+  if (auto m = r.string("method")) e.method = *m;
+  if (auto v = r.integer("count", 0, 100'000'000)) e.count = *v;
+  if (auto v = r.seconds("at")) e.at = *v;
+  if (auto v = r.seconds("every")) e.every = *v;
+  if (auto v = r.boolean("heavy")) e.heavy = *v;
+  e.headers = read_headers(r, "headers");
+  if (e.heavy) e.headers.emplace_back("X-Heavy", "1");
+  r.finish();
+  if (!e.host.empty() && !parse_url("https://" + e.host + e.path)) {
+    d.add(pointer, "\"https://" + e.host + e.path + "\" is not a valid URL");
+  }
+  return e;
+}
+
+template <typename Fn>
+void for_each_element(ObjectReader& parent, std::string_view key, Fn fn) {
+  const Json* j = parent.raw(key);
+  if (!j) return;
+  if (!j->is_array()) {
+    parent.defects().add(parent.pointer(key), "must be an array");
+    return;
+  }
+  for (std::size_t i = 0; i < j->size(); ++i) fn((*j)[i], parent.pointer(key) + "/" + std::to_string(i));
+}
+
+}  // namespace
+
+void apply_sets(Json& document, const std::vector<std::string>& sets) {
+  for (const std::string& set : sets) {
+    auto eq = set.find('=');
+    if (eq == std::string::npos || eq == 0 || set[0] != '/') {
+      throw InputError("--set " + set + ": expected /json/pointer=value");
+    }
+    std::string pointer = set.substr(0, eq);
+    std::string text = set.substr(eq + 1);
+    Json value = Json::parse(text, nullptr, false);
+    if (value.is_discarded()) value = text;
+    try {
+      Json::json_pointer ptr(pointer);
+      if (!document.contains(ptr.parent_pointer())) {
+        throw InputError("--set " + set + ": " + ptr.parent_pointer().to_string() +
+                         " does not exist in the scenario");
+      }
+      document[ptr] = value;
+    } catch (const Json::exception& e) {
+      throw InputError("--set " + set + ": " + e.what());
+    }
+  }
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& sets) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file.string() + ": cannot read the file");
+  Json document = Json::parse(in, nullptr, false);
+  if (document.is_discarded()) throw InputError(file.string() + ": not valid JSON");
+  apply_sets(document, sets);
+  return parse_scenario(document, file);
+}
+
+Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
+  Defects d;
+  Scenario s;
+  s.file = file;
+  ObjectReader top(document, "", d);
+  if (!top.ok()) throw InputError(d.format(file.string()));
+  if (auto v = top.string("name", true)) s.name = *v;
+  if (auto v = top.string("description")) s.description = *v;
+  if (auto v = top.integer("seed", 0, std::numeric_limits<std::int64_t>::max())) s.seed = static_cast<std::uint64_t>(*v);
+  if (auto v = top.seconds("until")) s.until = *v;
+  top.skip("$schema");
+  s.epoch = std::chrono::sys_days{std::chrono::January / 1 / 2026};
+  if (auto v = top.string("epoch")) {
+    if (auto t = parse_epoch(*v)) s.epoch = *t;
+    else d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z");
+  }
+
+  ModelEnv env{file.parent_path(), s.epoch};
+  if (const Json* servers = top.raw("servers")) {
+    ObjectReader sr(*servers, top.pointer("servers"), d);
+    if (sr.ok()) {
+      for (const auto& [host, spec] : servers->items()) {
+        const std::string pointer = sr.pointer(host);
+        sr.skip(host);
+        if (!parse_url("https://" + host + "/")) {
+          d.add(pointer, "\"" + host + "\" is not a host name (host or host:port)");
+          continue;
+        }
+        ServerSpec server;
+        server.spec = spec;
+        server.pointer = pointer;
+        ObjectReader hr(spec, pointer, d);
+        if (!hr.ok()) continue;
+        if (auto l = hr.distribution("latency")) server.latency = *l;
+        if (auto p = hr.number("network_failure", 0, 1)) server.network_failure = *p;
+        make_model(spec, pointer, d, env, kServerHostKeys);
+        if (const Json* paths = hr.raw("paths")) {
+          ObjectReader pr(*paths, hr.pointer("paths"), d);
+          if (pr.ok()) {
+            for (const auto& [prefix, model] : paths->items()) {
+              pr.skip(prefix);
+              if (prefix.empty() || prefix[0] != '/') d.add(pr.pointer(prefix), "a path prefix must start with /");
+              make_model(model, pr.pointer(prefix), d, env, {});
+            }
+          }
+        }
+        s.servers.emplace(host, std::move(server));
+      }
+    }
+  } else {
+    d.add("/servers", "is required");
+  }
+
+  s.client = read_client(top.raw("client"), top.pointer("client"), d);
+
+  std::set<std::string> query_names;
+  for_each_element(top, "queries", [&](const Json& node, const std::string& pointer) {
+    QuerySpec q;
+    ObjectReader qr(node, pointer, d);
+    if (!qr.ok()) return;
+    if (auto v = qr.string("name", true)) {
+      q.name = *v;
+      if (!query_names.insert(*v).second) d.add(qr.pointer("name"), "duplicate query name");
+    }
+    if (auto v = qr.seconds("start")) q.start = *v;
+    if (auto v = qr.string("address")) q.address = *v;
+    q.context = read_context(qr);
+    for_each_element(qr, "requests", [&](const Json& e, const std::string& ep) {
+      q.requests.push_back(read_entry(e, ep, d, s.servers));
+    });
+    qr.finish();
+    s.queries.push_back(std::move(q));
+  });
+
+  for_each_element(top, "events", [&](const Json& node, const std::string& pointer) {
+    EventSpec e;
+    ObjectReader er(node, pointer, d);
+    if (!er.ok()) return;
+    if (auto v = er.seconds("at", true)) e.at = *v;
+    e.invalidate = er.string("invalidate");
+    e.abort = er.string("abort");
+    if (e.invalidate && *e.invalidate != "*" && !parse_url(*e.invalidate)) {
+      d.add(er.pointer("invalidate"), "must be a URL, or \"*\" for every host");
+    }
+    if (e.abort && !query_names.contains(*e.abort)) {
+      d.add(er.pointer("abort"), "no query named \"" + *e.abort + "\"");
+    }
+    if (!e.invalidate && !e.abort) d.add(pointer, "an event needs \"invalidate\" or \"abort\"");
+    er.finish();
+    s.events.push_back(std::move(e));
+  });
+
+  for_each_element(top, "expect", [&](const Json& node, const std::string& pointer) {
+    Expectation x;
+    ObjectReader xr(node, pointer, d);
+    if (!xr.ok()) return;
+    if (auto v = xr.string("metric", true)) {
+      x.metric = *v;
+      try {
+        Json::json_pointer check(*v);
+      } catch (const Json::exception&) {
+        d.add(xr.pointer("metric"), "must be a JSON Pointer into result.json");
+      }
+    }
+    if (auto v = xr.string("strategy")) {
+      if (std::find(strategy_names().begin(), strategy_names().end(), *v) == strategy_names().end())
+        d.add(xr.pointer("strategy"), "unknown strategy \"" + *v + "\"");
+      x.strategy = v;
+    }
+    x.min = xr.number("min");
+    x.max = xr.number("max");
+    if (const Json* eq = xr.raw("equals")) x.equals = *eq;
+    if (!x.min && !x.max && !x.equals) d.add(pointer, "needs min, max or equals");
+    xr.finish();
+    s.expect.push_back(std::move(x));
+  });
+  top.finish();
+
+  if (!d.empty()) throw InputError(d.format(file.string()));
+  return s;
+}
+
+}  // namespace pacing::sim

@@ -1,0 +1,103 @@
+#pragma once
+// A scenario file, loaded and validated: servers, client strategy and settings, queries, events,
+// expectations. Loading reports every defect with the file and the JSON Pointer of the field.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/settings.hpp"
+#include "sim/json_input.hpp"
+#include "sim/strategies/comunica.hpp"
+
+namespace pacing::sim {
+
+/// One request entry: `count` requests, the first at query start + `at`, then one every `every`.
+struct RequestEntry {
+  std::string host;
+  std::string path = "/";
+  std::string method = "GET";
+  std::int64_t count = 1;
+  Duration at{0};
+  Duration every{0};
+  bool heavy = false;
+  Headers headers;
+};
+
+struct QuerySpec {
+  std::string name;
+  Duration start{0};
+  std::string address = "127.0.0.1";  ///< the client's address as servers see it
+  std::shared_ptr<const RequestContext> context;
+  std::vector<RequestEntry> requests;
+};
+
+struct EventSpec {
+  Duration at{0};
+  std::optional<std::string> invalidate;  ///< a URL, or "*" for every host
+  std::optional<std::string> abort;       ///< a query name
+};
+
+struct Expectation {
+  std::string metric;  ///< a JSON Pointer into result.json
+  std::optional<std::string> strategy;  ///< holds only for runs of this strategy (default: any)
+  std::optional<double> min;
+  std::optional<double> max;
+  std::optional<Json> equals;
+};
+
+/// The client: which strategy, and every setting of each strategy.
+struct ClientSpec {
+  std::string strategy = "throttle";
+  EngineSettings engine;            ///< throttle
+  ComunicaSettings comunica;        ///< comunica
+  int unpaced_retries = 0;          ///< unpaced
+  Duration timeout = std::chrono::seconds(30);
+};
+
+struct ServerSpec {
+  Json spec;  ///< the model's object as written (validated), rebuilt for every run
+  std::string pointer;
+  Distribution latency;
+  double network_failure = 0;
+};
+
+struct Scenario {
+  std::filesystem::path file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  Duration until = std::chrono::hours(1);
+  std::chrono::system_clock::time_point epoch;
+  std::map<std::string, ServerSpec> servers;
+  ClientSpec client;
+  std::vector<QuerySpec> queries;
+  std::vector<EventSpec> events;
+  std::vector<Expectation> expect;
+};
+
+/// The strategies the lab knows.
+inline const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names{"throttle", "comunica", "unpaced"};
+  return names;
+}
+
+/// Applies `--set POINTER=VALUE` overrides to a scenario document: VALUE is parsed as JSON, or
+/// taken as a string when it is not JSON. Throws InputError naming the bad argument.
+void apply_sets(Json& document, const std::vector<std::string>& sets);
+
+/// Reads, overrides and validates a scenario. Throws InputError listing every defect as
+/// "FILE: /pointer: message".
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& sets = {});
+
+/// Validates an already parsed document (`file` names it in messages, and relative policy paths
+/// resolve against its folder).
+Scenario parse_scenario(const Json& document, const std::filesystem::path& file);
+
+}  // namespace pacing::sim

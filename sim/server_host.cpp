@@ -1,0 +1,59 @@
+#include "sim/server_host.hpp"
+
+#include <algorithm>
+
+namespace pacing::sim {
+
+ServerHost::ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model,
+                       std::vector<Route> paths)
+    : clock_(clock), rng_(rng), model_(std::move(model)), paths_(std::move(paths)) {
+  std::stable_sort(paths_.begin(), paths_.end(), [](const Route& a, const Route& b) {
+    return a.prefix.size() > b.prefix.size();
+  });
+}
+
+ServerModel& ServerHost::model_for(const std::string& path) {
+  for (Route& r : paths_) {
+    if (path.compare(0, r.prefix.size(), r.prefix) == 0) return *r.model;
+  }
+  return *model_;
+}
+
+void ServerHost::handle(ModelRequest request, Respond respond) {
+  ServerModel& model = model_for(request.path);
+  request.id = ++next_id_;
+  const std::uint64_t id = request.id;
+  Arrival arrival = model.arrive(clock_.now(), request, rng_);
+  if (arrival.reply) {
+    serve(model, id, *arrival.reply, std::move(respond));
+    return;
+  }
+  waiting_.emplace(id, Waiting{&model, std::move(respond)});
+  clock_.schedule(arrival.wait_until, [this, &model, id] {
+    auto it = waiting_.find(id);
+    if (it == waiting_.end()) return;  // admitted meanwhile
+    if (auto reply = model.expire(clock_.now(), id, rng_)) {
+      Respond respond = std::move(it->second.respond);
+      waiting_.erase(it);
+      serve(model, id, *reply, std::move(respond));
+    }
+  });
+}
+
+void ServerHost::serve(ServerModel& model, std::uint64_t id, const Reply& reply, Respond respond) {
+  if (reply.never) return;
+  ++serving_;
+  clock_.schedule(clock_.now() + reply.service, [this, &model, id, reply, respond] {
+    --serving_;
+    respond(reply);
+    for (Admission& a : model.finish(clock_.now(), id, rng_)) {
+      auto it = waiting_.find(a.id);
+      if (it == waiting_.end()) continue;
+      Respond admitted = std::move(it->second.respond);
+      waiting_.erase(it);
+      serve(model, a.id, a.reply, std::move(admitted));
+    }
+  });
+}
+
+}  // namespace pacing::sim

@@ -1,0 +1,52 @@
+#pragma once
+// Hosts one server's models (the host's own and one per path prefix) on a Clock: carries out
+// their decisions in time. Used by the simulator on virtual time and by the mock servers on real
+// time, so no model logic lives anywhere else.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "sim/models/model.hpp"
+
+namespace pacing::sim {
+
+/// A server: a model for its paths, longest prefix first, and one for the rest.
+class ServerHost {
+ public:
+  struct Route {
+    std::string prefix;
+    std::unique_ptr<ServerModel> model;
+  };
+  /// Called once when the reply's headers go out (never for a reply that never comes).
+  using Respond = std::function<void(const Reply&)>;
+
+  ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths);
+
+  /// A request arrives now.
+  void handle(ModelRequest request, Respond respond);
+  /// Requests admitted or waiting, not answered yet.
+  std::size_t open() const { return waiting_.size() + serving_; }
+
+ private:
+  ServerModel& model_for(const std::string& path);
+  void serve(ServerModel& model, std::uint64_t id, const Reply& reply, Respond respond);
+
+  Clock& clock_;
+  Rng& rng_;
+  std::unique_ptr<ServerModel> model_;
+  std::vector<Route> paths_;  // longest prefix first
+  struct Waiting {
+    ServerModel* model;
+    Respond respond;
+  };
+  std::unordered_map<std::uint64_t, Waiting> waiting_;
+  std::size_t serving_ = 0;
+  std::uint64_t next_id_ = 0;
+};
+
+}  // namespace pacing::sim

@@ -1,0 +1,32 @@
+#pragma once
+// A pacing strategy, as the lab compares them: the production core (throttle), Comunica's own
+// actors (comunica), or nothing at all (unpaced). One small interface, one clock, one transport.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "core/engine.hpp"
+
+namespace pacing::sim {
+
+/// Issues requests on behalf of queries and tells when each completes.
+class Strategy {
+ public:
+  using RequestId = Engine::RequestId;
+  virtual ~Strategy() = default;
+
+  /// Issues `request` under the query's `context`; `done` runs exactly once, never from inside
+  /// issue(). Returns an id for abort().
+  virtual RequestId issue(Request request, std::shared_ptr<const RequestContext> context,
+                          Engine::CompletionHandler done) = 0;
+  /// Aborts a request not yet completed (it completes as aborted); unknown ids are ignored.
+  virtual void abort(RequestId id) = 0;
+  /// Forgets what was learned about `url`'s host (or about every host when nullopt).
+  virtual void invalidate(std::optional<std::string_view> url) = 0;
+  /// Watches learned state (interval, pause) where the strategy has one; nullptr detaches.
+  virtual void set_observer(EngineObserver* /*observer*/) {}
+};
+
+}  // namespace pacing::sim

@@ -1,0 +1,52 @@
+#pragma once
+// The baseline with no pacing at all: every request goes out the moment it is issued.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/clock.hpp"
+#include "core/engine.hpp"
+#include "core/transport.hpp"
+#include "sim/strategies/strategy.hpp"
+
+namespace pacing::sim {
+
+/// Sends every request at once when issued, with no cap and no spacing. A refusal (429, 503, or
+/// 405 with Retry-After) is sent again at once, up to `retries` times; nothing else is retried.
+///
+/// Completions: response (an answer that is not a refusal); gave_up (still refused when the
+/// retries ran out, `last` holding that refusal); failed (timeout, network failure, bad URL);
+/// aborted. The observer hears each host's attempts in flight (it learns nothing, so interval and
+/// pause stay zero).
+class UnpacedStrategy final : public Strategy {
+ public:
+  /// Sends through `transport` on `clock`; both must outlive every callback they run.
+  UnpacedStrategy(Clock& clock, Transport& transport, int retries = 0,
+                  std::string user_agent =
+                      "pacing-lab/0.1 unpaced (+https://github.com/pacing-lab/pacing-lab)");
+  /// Requests not completed by then never complete.
+  ~UnpacedStrategy() override;
+  UnpacedStrategy(const UnpacedStrategy&) = delete;
+  UnpacedStrategy& operator=(const UnpacedStrategy&) = delete;
+
+  /// Sends `request` now (adding User-Agent when it names none); `done` runs once, later.
+  RequestId issue(Request request, std::shared_ptr<const RequestContext> context,
+                  Engine::CompletionHandler done) override;
+  /// Abandons the in-flight attempt and completes the request as aborted at once.
+  void abort(RequestId id) override;
+  /// Nothing is learned, so nothing is forgotten.
+  void invalidate(std::optional<std::string_view> url) override;
+  /// Watches per-host attempts in flight; nullptr detaches.
+  void set_observer(EngineObserver* observer) override;
+
+  /// Requests not completed yet.
+  std::size_t pending() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;  // shared so transport callbacks can hold a weak reference
+};
+
+}  // namespace pacing::sim

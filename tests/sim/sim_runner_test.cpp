@@ -1,0 +1,174 @@
+// Running scenarios: exact instants, determinism, expectations, the trace contract, invariants.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/invariants.hpp"
+#include "sim/runner.hpp"
+
+namespace pacing::sim {
+namespace {
+
+using namespace std::chrono_literals;
+
+Scenario scenario(const std::string& text) { return parse_scenario(Json::parse(text), "t.json"); }
+
+std::vector<Json> lines(const std::string& trace) {
+  std::vector<Json> out;
+  std::istringstream in(trace);
+  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+  return out;
+}
+
+const char* kRefuseOnce = R"({
+  "name": "refuse-once",
+  "servers": {"a.org": {"model": "sequence", "latency": 0.1, "responses": [
+      {"status": 429, "headers": {"Retry-After": "2"}}, {"status": 200}]}},
+  "queries": [{"name": "q1", "requests": [{"host": "a.org", "path": "/x", "count": 2, "every": 0.5}]}]
+})";
+
+TEST(Runner, TraceHasOneExactLinePerAttempt) {
+  std::ostringstream trace;
+  RunOptions options;
+  options.trace = &trace;
+  RunOutcome out = run_scenario(scenario(kRefuseOnce), options);
+  auto l = lines(trace.str());
+  ASSERT_EQ(l.size(), 3u);
+  // Request 1 is refused at 0.1 with Retry-After 2: the host pauses until 2.1.
+  EXPECT_EQ(l[0], Json::parse(R"({"request":1,"query":"q1","host":"a.org","path":"/x","attempt":1,
+      "arrived":0.0,"sent":0.0,"settled":0.1,"status":429,"retry_after":2.0,"outcome":"response"})"));
+  EXPECT_EQ(l[1]["request"], 1);
+  EXPECT_EQ(l[1]["attempt"], 2);
+  EXPECT_EQ(l[1]["sent"], 2.1);
+  EXPECT_EQ(l[2]["request"], 2);
+  EXPECT_EQ(l[2]["arrived"], 0.5);
+  EXPECT_EQ(l[2]["sent"], 2.1);
+  EXPECT_EQ(out.result["summary"]["makespan"], 2.2);
+  EXPECT_EQ(out.result["summary"]["refusals"], 1);
+  EXPECT_EQ(out.result["summary"]["retries"], 1);
+  EXPECT_TRUE(out.violations.empty());
+}
+
+TEST(Runner, ResultCountsAddUp) {
+  RunOutcome out = run_scenario(scenario(kRefuseOnce));
+  const Json& s = out.result["summary"];
+  EXPECT_EQ(s["requests"], 2);
+  EXPECT_EQ(s["requests"].get<int>(), s["completed"].get<int>() + s["gave_up"].get<int>() +
+                                          s["failed"].get<int>() + s["aborted"].get<int>());
+  EXPECT_EQ(out.result["scenario"], "refuse-once");
+  EXPECT_EQ(out.result["strategy"], "throttle");
+  EXPECT_EQ(out.result["hosts"]["a.org"]["max_in_flight"], 2);
+  EXPECT_EQ(out.result["hosts"]["a.org"]["series"]["paused_until"], Json::parse("[[0.0, 0.0], [0.1, 2.1]]"));
+}
+
+TEST(Runner, SameSeedGivesByteIdenticalResultAndTrace) {
+  const char* text = R"({
+    "name": "noisy", "seed": 7, "until": 60,
+    "servers": {"q.org": {"model": "qlever", "rate": 2, "burst": 2,
+                          "service": {"median": 0.05, "p99": 0.5}, "latency": {"min": 0.01, "max": 0.1}}},
+    "queries": [{"name": "q", "requests": [{"host": "q.org", "count": 50}]}]
+  })";
+  std::ostringstream t1, t2;
+  RunOptions o1, o2;
+  o1.trace = &t1;
+  o2.trace = &t2;
+  Scenario s = scenario(text);
+  std::string r1 = run_scenario(s, o1).result.dump();
+  std::string r2 = run_scenario(s, o2).result.dump();
+  EXPECT_EQ(r1, r2);
+  EXPECT_EQ(t1.str(), t2.str());
+  RunOptions other;
+  other.seed = 8;
+  EXPECT_NE(run_scenario(s, other).result.dump(), r1);
+}
+
+TEST(Runner, UntilAbortsWhatIsUnfinished) {
+  RunOutcome out = run_scenario(scenario(R"({
+    "name": "never", "until": 5,
+    "servers": {"a.org": {"model": "timeout"}},
+    "client": {"timeout": 0},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]
+  })"));
+  EXPECT_EQ(out.result["summary"]["aborted"], 3);
+  EXPECT_TRUE(out.violations.empty());
+}
+
+TEST(Runner, AbortEventAbortsTheQuery) {
+  RunOutcome out = run_scenario(scenario(R"({
+    "name": "abort", "until": 100,
+    "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200, "service": 1}]}},
+    "client": {"inFlight": 1},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 10}]}],
+    "events": [{"at": 2.5, "abort": "q"}]
+  })"));
+  EXPECT_EQ(out.result["summary"]["completed"], 2);
+  EXPECT_EQ(out.result["summary"]["aborted"], 8);
+  EXPECT_EQ(out.result["summary"]["makespan"], 2.5);
+}
+
+TEST(Runner, InvalidateEventEndsThePause) {
+  RunOutcome out = run_scenario(scenario(R"({
+    "name": "invalidate",
+    "servers": {"a.org": {"model": "sequence", "responses": [
+        {"status": 503, "headers": {"Retry-After": "100"}}, {"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}],
+    "events": [{"at": 5, "invalidate": "https://a.org/"}]
+  })"));
+  EXPECT_EQ(out.result["summary"]["makespan"], 5.0);
+  EXPECT_TRUE(out.violations.empty());
+}
+
+TEST(Runner, HttpDateRetryAfterCountsFromEpoch) {
+  RunOutcome out = run_scenario(scenario(R"({
+    "name": "date", "epoch": "2026-10-21T07:27:00Z",
+    "servers": {"a.org": {"model": "sequence", "responses": [
+        {"status": 503, "headers": {"Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"}}, {"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]
+  })"));
+  EXPECT_EQ(out.result["summary"]["makespan"], 60.0);
+}
+
+TEST(Expectations, MinMaxEqualsAndStrategyFilter) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 4}]}],
+    "expect": [{"metric": "/summary/completed", "equals": 4},
+               {"metric": "/summary/completed", "min": 5},
+               {"metric": "/summary/refusals", "max": 0},
+               {"metric": "/summary/completed", "equals": 0, "strategy": "unpaced"},
+               {"metric": "/hosts/none/starts", "min": 1}]
+  })");
+  auto failed = failed_expectations(s, run_scenario(s).result);
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[0], "/summary/completed = 4, expected >= 5");
+  EXPECT_EQ(failed[1], "/hosts/none/starts: not in the result");
+}
+
+TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "client": {"hosts": {"a.org": {"inFlight": 1, "perSecond": 1}}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 2}]}]
+  })");
+  InvariantChecker c(s, true);
+  c.issued(0, 0, "a.org");
+  c.issued(1, 0, "a.org");
+  c.sent(0, "a.org", Instant{0s});
+  c.sent(1, "a.org", Instant{500ms});  // over the cap and too soon
+  c.settled(0, "a.org", Instant{1s}, true, 10s);
+  c.settled(1, "a.org", Instant{1s}, false, std::nullopt);
+  c.sent(0, "a.org", Instant{2s});  // during the pause
+  c.completed(0, Completion{});
+  c.completed(0, Completion{});
+  auto v = c.finish();
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_NE(v[0].find("more than 1 in flight"), std::string::npos);
+  EXPECT_NE(v[1].find("within its interval"), std::string::npos);
+  EXPECT_NE(v[2].find("during a pause"), std::string::npos);
+  EXPECT_NE(v[3].find("completed twice"), std::string::npos);
+  EXPECT_NE(v[4].find("never completed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pacing::sim

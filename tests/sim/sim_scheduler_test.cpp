@@ -1,0 +1,78 @@
+// The virtual clock: (time, sequence) order, cancellation, wall time.
+
+#include <gtest/gtest.h>
+
+#include "sim/scheduler.hpp"
+
+namespace pacing::sim {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Scheduler, RunsEventsInTimeOrder) {
+  Scheduler s;
+  std::vector<int> order;
+  s.schedule(Instant{3s}, [&] { order.push_back(3); });
+  s.schedule(Instant{1s}, [&] { order.push_back(1); });
+  s.schedule(Instant{2s}, [&] { order.push_back(2); });
+  s.run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(s.now(), Instant{3s});
+}
+
+TEST(Scheduler, SimultaneousEventsRunInScheduledOrder) {
+  Scheduler s;
+  std::vector<int> order;
+  for (int i = 0; i < 100; ++i) s.schedule(Instant{1s}, [&, i] { order.push_back(i); });
+  s.run();
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(order[i], i);
+}
+
+TEST(Scheduler, CancelledEventDoesNotRun) {
+  Scheduler s;
+  bool ran = false;
+  auto id = s.schedule(Instant{1s}, [&] { ran = true; });
+  s.cancel(id);
+  s.run();
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(s.executed(), 0u);
+}
+
+TEST(Scheduler, CancellingARunTimerDoesNotCancelItsSlotsNextUser) {
+  Scheduler s;
+  auto first = s.schedule(Instant{1s}, [] {});
+  s.run();
+  bool ran = false;
+  s.schedule(Instant{2s}, [&] { ran = true; });  // reuses the slot
+  s.cancel(first);
+  s.run();
+  EXPECT_TRUE(ran);
+}
+
+TEST(Scheduler, PastInstantRunsNowNotInThePast) {
+  Scheduler s;
+  s.schedule(Instant{5s}, [&] {
+    s.schedule(Instant{1s}, [&] { EXPECT_EQ(s.now(), Instant{5s}); });
+  });
+  s.run();
+  EXPECT_EQ(s.now(), Instant{5s});
+}
+
+TEST(Scheduler, RunUntilStopsAndSetsTime) {
+  Scheduler s;
+  int ran = 0;
+  s.schedule(Instant{1s}, [&] { ++ran; });
+  s.schedule(Instant{3s}, [&] { ++ran; });
+  s.run_until(Instant{2s});
+  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(s.now(), Instant{2s});
+}
+
+TEST(Scheduler, WallTimeCountsFromEpoch) {
+  Scheduler s(std::chrono::sys_days{std::chrono::January / 1 / 2026});
+  EXPECT_EQ(s.wall_time(Instant{90s}),
+            std::chrono::sys_days{std::chrono::January / 1 / 2026} + 90s);
+}
+
+}  // namespace
+}  // namespace pacing::sim
