@@ -240,6 +240,7 @@ struct Engine::Impl {
     p.state = RequestState::in_flight;
     ++p.attempts;
     p.attempt_id = ++next_attempt;
+    p.handed_to_transport = false;
     attempts.emplace(p.attempt_id, p.id);
     outbox.push_back(p.attempt_id);
     place_ready(q);
@@ -275,11 +276,13 @@ struct Engine::Impl {
       if (it == attempts.end()) continue;  // aborted before it could be sent
       Pending& p = *requests.at(it->second);
       Attempt attempt{aid, p.id, p.attempts, &p.request, p.authority, p.target};
+      p.handed_to_transport = true;
       std::weak_ptr<Impl> weak = self;
       transport.send(attempt, [weak, aid](AttemptResult r) {
         if (auto s = weak.lock()) s->on_settled(aid, std::move(r));
       });
-      if (p.listener.sent) p.listener.sent(p.attempts);
+      // The listener may abort this very request, which destroys `p` and its listener.
+      if (auto sent = p.listener.sent) sent(attempt.number);
     }
   }
 
@@ -569,7 +572,11 @@ void Engine::abort(RequestId id) {
     case RequestState::delayed: s.clock.cancel(p.timer); break;
     case RequestState::in_flight:
       s.attempts.erase(p.attempt_id);
-      s.transport.abandon(p.attempt_id);
+      if (p.handed_to_transport) {
+        s.transport.abandon(p.attempt_id);
+      } else {
+        --p.attempts;  // started in this pump but never sent
+      }
       s.release_slot(qit->second);
       break;
     case RequestState::settling: return;  // completes on its own

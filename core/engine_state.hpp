@@ -95,6 +95,7 @@ struct Pending {
   int retries = 0;
   std::vector<std::uint64_t> epochs;  ///< each constraint entity's epoch when the attempt started
   std::uint64_t attempt_id = 0;
+  bool handed_to_transport = false;  ///< the current attempt left the outbox
   Clock::TimerId timer = 0;
 };
 
