@@ -41,8 +41,10 @@ void Scheduler::cancel(TimerId id) {
   }
 }
 
-bool Scheduler::run_one() {
-  while (!heap_.empty()) {
+bool Scheduler::run_one() { return run_next(Instant::max()); }
+
+bool Scheduler::run_next(Instant limit) {
+  while (!heap_.empty() && heap_.front().at <= limit) {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     Entry e = heap_.back();
     heap_.pop_back();
@@ -61,7 +63,8 @@ bool Scheduler::run_one() {
 }
 
 void Scheduler::run_until(Instant until) {
-  while (!heap_.empty() && heap_.front().at <= until) run_one();
+  while (run_next(until)) {
+  }
   now_ = std::max(now_, until);
 }
 

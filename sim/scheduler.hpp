@@ -43,6 +43,8 @@ class Scheduler final : public Clock {
     std::function<void()> callback;
     std::uint32_t generation = 0;
   };
+  /// Runs the next live event due at or before `limit`; false when there is none.
+  bool run_next(Instant limit);
   static bool later(const Entry& a, const Entry& b) {
     return a.at != b.at ? a.at > b.at : a.seq > b.seq;
   }

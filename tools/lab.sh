@@ -34,7 +34,9 @@ case "${1:-}" in
   demo)
     install_missing
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    ./build/pacing-core-demo
+    for scenario in kgf-burst timeout-contamination qlever-no-retry-after; do
+      ./build/pacing-lab compare "scenarios/$scenario.json"
+    done
     ;;
   test)
     install_missing

@@ -2,34 +2,19 @@
 
 #include <string>
 
+#include "sim/models/phases.hpp"
+
 namespace pacing::sim {
 
 std::optional<DbpediaParams> read_dbpedia_params(ObjectReader& fields) {
   DbpediaParams params;
   constexpr std::int64_t kMaxParallel = 1'000'000;
   constexpr std::int64_t kMaxRetryAfter = 1'000'000'000;
+  // Every field is read even after a defect, so that all of them are reported at once.
   bool ok = read_bucket_limits(fields, params.bucket);
-  auto read = [&](std::string_view key, std::int64_t max, std::int64_t& into) {
-    if (!fields.has(key)) {
-      fields.skip(key);
-      return;
-    }
-    if (auto value = fields.integer(key, 0, max)) {
-      into = *value;
-    } else {
-      ok = false;
-    }
-  };
-  read("parallel", kMaxParallel, params.parallel);
-  read("retry_after", kMaxRetryAfter, params.retry_after_seconds);
-  if (fields.has("service")) {
-    if (auto service = fields.distribution("service")) {
-      params.service = *service;
-    } else {
-      ok = false;
-    }
-  }
-  fields.skip("service");
+  ok &= read_integer(fields, "parallel", 0, kMaxParallel, params.parallel);
+  ok &= read_integer(fields, "retry_after", 0, kMaxRetryAfter, params.retry_after_seconds);
+  ok &= read_service(fields, params.service);
   if (!ok) return std::nullopt;
   return params;
 }

@@ -5,36 +5,20 @@
 #include <iterator>
 #include <string>
 
+#include "sim/models/phases.hpp"
+
 namespace pacing::sim {
 
 std::optional<KgfParams> read_kgf_params(ObjectReader& fields, const Json& written) {
   KgfParams params;
   constexpr std::int64_t kMaxCount = 1'000'000;
   constexpr std::int64_t kMaxTimeoutMs = 1'000'000'000;
-  bool ok = true;
-  auto read = [&](std::string_view key, std::int64_t min, std::int64_t max, std::int64_t& into) {
-    if (!fields.has(key)) {
-      fields.skip(key);
-      return;
-    }
-    if (auto value = fields.integer(key, min, max)) {
-      into = *value;
-    } else {
-      ok = false;
-    }
-  };
-  read("max_concurrent_work", 1, kMaxCount, params.max_concurrent_work);
-  read("heavy_request_weight", 1, kMaxCount, params.heavy_request_weight);
-  read("max_queued_requests", 0, kMaxCount, params.max_queued_requests);
-  read("queue_timeout_ms", 0, kMaxTimeoutMs, params.queue_timeout_ms);
-  if (fields.has("service")) {
-    if (auto service = fields.distribution("service")) {
-      params.service = *service;
-    } else {
-      ok = false;
-    }
-  }
-  fields.skip("service");
+  // Every field is read even after a defect, so that all of them are reported at once.
+  bool ok = read_integer(fields, "max_concurrent_work", 1, kMaxCount, params.max_concurrent_work);
+  ok &= read_integer(fields, "heavy_request_weight", 1, kMaxCount, params.heavy_request_weight);
+  ok &= read_integer(fields, "max_queued_requests", 0, kMaxCount, params.max_queued_requests);
+  ok &= read_integer(fields, "queue_timeout_ms", 0, kMaxTimeoutMs, params.queue_timeout_ms);
+  ok &= read_service(fields, params.service);
   if (ok && params.heavy_request_weight > params.max_concurrent_work) {
     const bool names_weight = written.is_object() && written.contains("heavy_request_weight");
     fields.defects().add(

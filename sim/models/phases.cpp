@@ -74,6 +74,27 @@ void keep_phase_defects(const Defects& found, const PhaseSpec& phase, Defects& d
   }
 }
 
+bool read_integer(ObjectReader& fields, std::string_view key, std::int64_t min, std::int64_t max,
+                  std::int64_t& into) {
+  if (!fields.has(key)) {
+    fields.skip(key);
+    return true;
+  }
+  std::optional<std::int64_t> value = fields.integer(key, min, max);
+  if (value) into = *value;
+  return value.has_value();
+}
+
+bool read_service(ObjectReader& fields, Distribution& into) {
+  if (!fields.has("service")) {
+    fields.skip("service");
+    return true;
+  }
+  std::optional<Distribution> value = fields.distribution("service");
+  if (value) into = *value;
+  return value.has_value();
+}
+
 void skip_non_model_fields(ObjectReader& fields, const std::set<std::string>& host_keys) {
   fields.skip("model");
   fields.skip("phases");

@@ -5,10 +5,12 @@
 // object's fields. Each phase is read as the base object merged with its overrides, under the
 // phase's own JSON Pointer, so a defect in an override points at the phase that wrote it.
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +49,15 @@ void keep_phase_defects(const Defects& found, const PhaseSpec& phase, Defects& d
 /// Marks as known the fields a model object holds besides its parameters: "model", "phases",
 /// and the hosting server's `host_keys`.
 void skip_non_model_fields(ObjectReader& fields, const std::set<std::string>& host_keys);
+
+/// Reads the optional integer field `key` (min..max) into `into`, which keeps its value when the
+/// field is absent. Returns false after reporting a defect.
+bool read_integer(ObjectReader& fields, std::string_view key, std::int64_t min, std::int64_t max,
+                  std::int64_t& into);
+
+/// Reads the optional `service` distribution into `into` (kept when absent). Returns false after
+/// reporting a defect.
+bool read_service(ObjectReader& fields, Distribution& into);
 
 /// Reads the parameters of `spec` and of each of its phases with `read`. Every defect is reported
 /// (the base object's and every phase's); returns nullopt when there was any.

@@ -1,18 +1,13 @@
 #include "sim/models/qlever.hpp"
 
+#include "sim/models/phases.hpp"
+
 namespace pacing::sim {
 
 std::optional<QleverParams> read_qlever_params(ObjectReader& fields) {
   QleverParams params;
   bool ok = read_bucket_limits(fields, params.bucket);
-  if (fields.has("service")) {
-    if (auto service = fields.distribution("service")) {
-      params.service = *service;
-    } else {
-      ok = false;
-    }
-  }
-  fields.skip("service");
+  ok &= read_service(fields, params.service);
   if (!ok) return std::nullopt;
   return params;
 }

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/retry_after.hpp"
+#include "sim/models/phases.hpp"
 
 namespace pacing::sim {
 
@@ -51,17 +52,12 @@ std::optional<ScriptedResponse> read_response(const Json& node, const std::strin
   ObjectReader fields(node, pointer, defects);
   if (!fields.ok()) return std::nullopt;
   ScriptedResponse response;
-  bool ok = true;
-  if (fields.has("status")) {
-    if (auto status = fields.integer("status", 200, 599)) {
-      response.status = static_cast<int>(*status);
-    } else {
-      ok = false;
-    }
-  }
+  std::int64_t status = response.status;
+  bool ok = read_integer(fields, "status", 200, 599, status);
+  response.status = static_cast<int>(status);
   if (const Json* headers = fields.raw("headers")) {
     ObjectReader header_fields(*headers, fields.pointer("headers"), defects);
-    if (!header_fields.ok()) ok = false;
+    ok = ok && header_fields.ok();
     if (header_fields.ok()) {
       for (const auto& [name, value] : headers->items()) {
         auto header = read_header(name, value, header_fields.pointer(name), defects);
@@ -84,7 +80,6 @@ std::optional<ScriptedResponse> read_response(const Json& node, const std::strin
     response.service = fields.distribution("service");
     ok = ok && response.service.has_value();
   }
-  fields.skip("status");
   fields.skip("body");
   fields.skip("service");
   fields.finish();
@@ -96,15 +91,7 @@ std::optional<ScriptedResponse> read_response(const Json& node, const std::strin
 
 std::optional<SequenceParams> read_sequence_params(ObjectReader& fields) {
   SequenceParams params;
-  bool ok = true;
-  if (fields.has("service")) {
-    if (auto service = fields.distribution("service")) {
-      params.service = *service;
-    } else {
-      ok = false;
-    }
-  }
-  fields.skip("service");
+  bool ok = read_service(fields, params.service);
   const Json* responses = fields.raw("responses");
   const std::string pointer = fields.pointer("responses");
   if (!responses) {
@@ -112,8 +99,9 @@ std::optional<SequenceParams> read_sequence_params(ObjectReader& fields) {
     return std::nullopt;
   }
   if (!responses->is_array() || responses->empty()) {
-    fields.defects().add(pointer,
-                         "must be a non-empty array of responses, got " + responses->dump());
+    fields.defects().add(pointer, "must be a non-empty array of responses, got " +
+                                      (responses->is_array() ? std::string("an empty array")
+                                                             : responses->type_name()));
     return std::nullopt;
   }
   for (std::size_t i = 0; i < responses->size(); ++i) {

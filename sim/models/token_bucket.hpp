@@ -37,6 +37,7 @@ bool read_bucket_limits(ObjectReader& fields, BucketLimits& limits);
 /// One client's bucket. A new bucket is full.
 class TokenBucket {
  public:
+  /// The unit of levels: a refill of d µs at r micro-tokens/s adds exactly d × r of them.
   static constexpr std::int64_t kPicoPerToken = 1'000'000'000'000;
 
   /// A full bucket of `limits`, as of `now`.

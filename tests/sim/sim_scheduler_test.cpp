@@ -68,6 +68,17 @@ TEST(Scheduler, RunUntilStopsAndSetsTime) {
   EXPECT_EQ(s.now(), Instant{2s});
 }
 
+TEST(Scheduler, RunUntilNeverRunsPastItsLimitBehindACancelledEvent) {
+  Scheduler s;
+  bool late = false;
+  auto id = s.schedule(Instant{1s}, [] {});
+  s.schedule(Instant{3s}, [&] { late = true; });
+  s.cancel(id);
+  s.run_until(Instant{2s});
+  EXPECT_FALSE(late);
+  EXPECT_EQ(s.now(), Instant{2s});
+}
+
 TEST(Scheduler, WallTimeCountsFromEpoch) {
   Scheduler s(std::chrono::sys_days{std::chrono::January / 1 / 2026});
   EXPECT_EQ(s.wall_time(Instant{90s}),
