@@ -1,4 +1,5 @@
-# Bad input: exit code 2, every defect named by file and JSON Pointer, nothing written.
+# Exit codes of pacing-lab: 2 for bad input (every defect named, nothing written), 1 for a failed
+# expectation, 0 for --version.
 set(out "${CMAKE_CURRENT_BINARY_DIR}/bad-input-out")
 file(REMOVE_RECURSE "${out}")
 execute_process(COMMAND "${LAB}" run "${SOURCE}/tests/scenarios/invalid.json" --out "${out}"
@@ -26,4 +27,17 @@ execute_process(COMMAND "${LAB}" run "${SOURCE}/scenarios/kgf-burst.json" --stra
                 RESULT_VARIABLE code ERROR_VARIABLE err)
 if(NOT code EQUAL 2)
   message(FATAL_ERROR "an unknown strategy must exit 2, got ${code}")
+endif()
+execute_process(COMMAND "${LAB}" check "${SOURCE}/tests/scenarios/failing-expectation.json"
+                RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 1)
+  message(FATAL_ERROR "a failing expectation must exit 1, got ${code}")
+endif()
+string(FIND "${stdout}" "/summary/completed = 3, expected 4" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "check must say which expectation failed:\n${stdout}")
+endif()
+execute_process(COMMAND "${LAB}" --version RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 0 OR NOT stdout MATCHES "pacing-lab [0-9]")
+  message(FATAL_ERROR "--version: ${code} ${stdout}")
 endif()
