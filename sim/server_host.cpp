@@ -37,7 +37,19 @@ void ServerHost::handle(ModelRequest request, Respond respond) {
       waiting_.erase(it);
       serve(model, id, *reply, std::move(respond));
     }
+    // The expired request may have been blocking the line behind it.
+    admit(model, model.take_admissions(clock_.now(), rng_));
   });
+}
+
+void ServerHost::admit(ServerModel& model, std::vector<Admission> admissions) {
+  for (Admission& a : admissions) {
+    auto it = waiting_.find(a.id);
+    if (it == waiting_.end()) continue;
+    Respond respond = std::move(it->second.respond);
+    waiting_.erase(it);
+    serve(model, a.id, a.reply, std::move(respond));
+  }
 }
 
 void ServerHost::serve(ServerModel& model, std::uint64_t id, const Reply& reply, Respond respond) {
@@ -46,13 +58,7 @@ void ServerHost::serve(ServerModel& model, std::uint64_t id, const Reply& reply,
   clock_.schedule(clock_.now() + reply.service, [this, &model, id, reply, respond] {
     --serving_;
     respond(reply);
-    for (Admission& a : model.finish(clock_.now(), id, rng_)) {
-      auto it = waiting_.find(a.id);
-      if (it == waiting_.end()) continue;
-      Respond admitted = std::move(it->second.respond);
-      waiting_.erase(it);
-      serve(model, a.id, a.reply, std::move(admitted));
-    }
+    admit(model, model.finish(clock_.now(), id, rng_));
   });
 }
 

@@ -35,6 +35,8 @@ class ServerHost {
  private:
   ServerModel& model_for(const std::string& path);
   void serve(ServerModel& model, std::uint64_t id, const Reply& reply, Respond respond);
+  /// Serves waiting requests the model now admits.
+  void admit(ServerModel& model, std::vector<Admission> admissions);
 
   Clock& clock_;
   Rng& rng_;
