@@ -49,6 +49,7 @@ int run_command(const RunArgs& a) {
     if (!trace) throw InputError(a.trace + ": cannot write the trace");
     options.trace = &trace;
   }
+  options.series = !a.out.empty();
   RunOutcome outcome = run_scenario(scenario, options);
   std::cout << format_summary(outcome.result);
   if (!a.out.empty()) {

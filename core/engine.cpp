@@ -43,6 +43,19 @@ struct Engine::Impl {
   std::unordered_map<std::string, Gate> gates;
   std::unordered_map<std::string, QueueId> queue_ids;
   std::unordered_map<QueueId, Queue> queues;
+  struct Resolution {
+    std::weak_ptr<const RequestContext> context;  // a new context at a freed address re-resolves
+    std::variant<EffectiveLimits, std::string> limits;
+    std::string queue_key;
+  };
+  struct ResolutionKeyHash {
+    std::size_t operator()(const std::pair<const RequestContext*, std::string>& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<std::string>()(k.second) << 1);
+    }
+  };
+  std::unordered_map<std::pair<const RequestContext*, std::string>, Resolution, ResolutionKeyHash>
+      resolutions;
+  std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
 
   std::set<std::pair<Seq, QueueId>> ready;
   std::priority_queue<TimedEntry, std::vector<TimedEntry>, std::greater<>> timed;
@@ -117,12 +130,25 @@ struct Engine::Impl {
 
   /// The queue for a host under a context's limits, made on first use. Returns an error message
   /// when a limit that applies is invalid.
-  std::variant<Queue*, std::string> queue_for(const UrlParts& url, const RequestContext& ctx) {
-    auto resolved = resolve_limits(settings.hosts, settings.in_flight, ctx.host_limits,
-                                   ctx.in_flight, url.authority, url.hostname);
-    if (auto* err = std::get_if<std::string>(&resolved)) return *err;
-    const EffectiveLimits& limits = std::get<EffectiveLimits>(resolved);
-    std::string qkey = limits.queue_key();
+  std::variant<Queue*, std::string> queue_for(const UrlParts& url,
+                                              const std::shared_ptr<const RequestContext>& ctx) {
+    // Resolving limits is a pure function of the context and the host: remember it while the
+    // context lives (a query's requests share one context).
+    if (resolutions.size() >= 2 * resolutions_kept + 64) {
+      std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
+      resolutions_kept = resolutions.size();
+    }
+    auto [cached, fresh] = resolutions.try_emplace({ctx.get(), url.authority});
+    Resolution& r = cached->second;
+    if (fresh || r.context.expired()) {
+      r.context = ctx;
+      r.limits = resolve_limits(settings.hosts, settings.in_flight, ctx->host_limits,
+                                ctx->in_flight, url.authority, url.hostname);
+      if (auto* limits = std::get_if<EffectiveLimits>(&r.limits)) r.queue_key = limits->queue_key();
+    }
+    if (auto* err = std::get_if<std::string>(&r.limits)) return *err;
+    const EffectiveLimits& limits = std::get<EffectiveLimits>(r.limits);
+    const std::string& qkey = r.queue_key;
     if (auto it = queue_ids.find(qkey); it != queue_ids.end()) return &queues.at(it->second);
 
     QueueId id = ++next_queue;
@@ -452,7 +478,10 @@ struct Engine::Impl {
     if (listener.settled) told_settled = result;
     std::function<void()> tell;
     bool retrying = false;
-    if (!answered) {
+    if (p.abort_requested) {
+      AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
+      tell = finish(p, Completion{Completion::Kind::aborted, aborted, attempt, "aborted"});
+    } else if (!answered) {
       auto kind = result.kind == AttemptResult::Kind::aborted ? Completion::Kind::aborted
                                                                  : Completion::Kind::failed;
       tell = finish(p, Completion{kind, result, attempt, result.error});
@@ -535,7 +564,7 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
     s.fail_later(p, "not an absolute URL with a host: " + p.request.url);
     return p.id;
   }
-  auto queue = s.queue_for(*url, *p.context);
+  auto queue = s.queue_for(*url, p.context);
   if (auto* err = std::get_if<std::string>(&queue)) {
     s.fail_later(p, "invalid limits: " + *err);
     return p.id;
@@ -579,7 +608,9 @@ void Engine::abort(RequestId id) {
       }
       s.release_slot(qit->second);
       break;
-    case RequestState::settling: return;  // completes on its own
+    case RequestState::settling:  // its answer is being handled: it completes aborted then
+      p.abort_requested = true;
+      return;
   }
   AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
   auto tell = s.finish(p, Completion{Completion::Kind::aborted, aborted, p.attempts, "aborted"});

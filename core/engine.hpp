@@ -52,9 +52,6 @@ struct QueueState {
   std::size_t queued = 0;
 };
 
-/// Kinds of per-request events, for recorders.
-enum class RequestEvent { start, retry, give_up, abort };
-
 /// Watches the engine; used by the lab's recorder. All methods are optional.
 class EngineObserver {
  public:
@@ -84,7 +81,8 @@ class Engine {
                   CompletionHandler done, AttemptListener listener = {});
 
   /// Aborts a request: a waiting one leaves its queue at once, an in-flight one frees its place.
-  /// It completes as aborted (now). Unknown or finished ids are ignored.
+  /// It completes as aborted now (or, when called from a callback while the engine is handling
+  /// its own answer, as soon as that ends). Unknown or finished ids are ignored.
   void abort(RequestId id);
 
   /// Forgets the pause and learned interval of `url`'s host.

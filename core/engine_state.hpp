@@ -96,6 +96,7 @@ struct Pending {
   std::vector<std::uint64_t> epochs;  ///< each constraint entity's epoch when the attempt started
   std::uint64_t attempt_id = 0;
   bool handed_to_transport = false;  ///< the current attempt left the outbox
+  bool abort_requested = false;      ///< abort() came while its answer was being handled
   Clock::TimerId timer = 0;
 };
 

@@ -4,14 +4,20 @@
 
 namespace pacing {
 
+std::optional<std::string> validate_limits(std::string_view key, const Limits& limits) {
+  if (limits.in_flight && *limits.in_flight <= 0) {
+    return std::string(key) + ": inFlight must be a positive integer, got " +
+           std::to_string(*limits.in_flight);
+  }
+  if (limits.per_second && !(std::isfinite(*limits.per_second) && *limits.per_second > 0)) {
+    return std::string(key) + ": perSecond must be a positive finite number";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> validate_limits(const LimitsMap& map) {
   for (const auto& [key, limits] : map) {
-    if (limits.in_flight && *limits.in_flight <= 0) {
-      return key + ": inFlight must be a positive integer, got " + std::to_string(*limits.in_flight);
-    }
-    if (limits.per_second && !(std::isfinite(*limits.per_second) && *limits.per_second > 0)) {
-      return key + ": perSecond must be a positive finite number";
-    }
+    if (auto err = validate_limits(key, limits)) return err;
   }
   return std::nullopt;
 }
@@ -30,7 +36,11 @@ std::vector<std::string> group_keys_for(std::string_view hostname) {
   std::vector<std::string> keys;
   for (std::size_t dot = hostname.find('.'); dot != std::string_view::npos;
        dot = hostname.find('.', dot + 1)) {
-    if (dot + 1 < hostname.size()) keys.push_back("*" + std::string(hostname.substr(dot)));
+    if (dot + 1 < hostname.size()) {
+      std::string key(1, '*');  // built in place: GCC 12 warns falsely (-Wrestrict) on "*" + s
+      key.append(hostname.substr(dot));
+      keys.push_back(std::move(key));
+    }
   }
   return keys;
 }
@@ -69,7 +79,7 @@ std::variant<EffectiveLimits, std::string> resolve_limits(
     return std::string("inFlight must be a positive integer");
   }
   const Limits host = overlay(pick(engine_limits), pick(context_limits));
-  if (auto err = validate_limits({{std::string(authority), host}})) return *err;
+  if (auto err = validate_limits(authority, host)) return *err;
 
   EffectiveLimits out;
   out.host.key = std::string(authority);
@@ -82,7 +92,7 @@ std::variant<EffectiveLimits, std::string> resolve_limits(
     if (e == engine_limits.end() && c == context_limits.end()) continue;
     Limits l = overlay(e != engine_limits.end() ? e->second : kNone,
                        c != context_limits.end() ? c->second : kNone);
-    if (auto err = validate_limits({{key, l}})) return *err;
+    if (auto err = validate_limits(key, l)) return *err;
     std::optional<std::size_t> cap;
     if (l.in_flight) cap = static_cast<std::size_t>(*l.in_flight);
     out.groups.push_back({std::move(key), cap, interval_of(l)});

@@ -26,6 +26,8 @@ using LimitsMap = std::map<std::string, Limits, std::less<>>;
 /// The first problem in `map`, as "KEY: FIELD must be ..." (or nullopt when all limits are valid:
 /// inFlight > 0, perSecond > 0 and finite).
 std::optional<std::string> validate_limits(const LimitsMap& map);
+/// The first problem in one entry (see validate_limits).
+std::optional<std::string> validate_limits(std::string_view key, const Limits& limits);
 
 /// The minimum spacing a rate asks for (zero when no rate is given or it is too fast to matter).
 Duration interval_of(const Limits& limits);

@@ -12,95 +12,88 @@ void InvariantChecker::violation(std::string what) {
 }
 
 void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host) {
-  if (requests_.size() <= tag) {
-    requests_.resize(tag + 1);
+  if (limits_of_.size() <= tag) {
+    limits_of_.resize(tag + 1);
+    query_of_.resize(tag + 1);
     completions_.resize(tag + 1);
   }
-  requests_[tag] = {query, host};
-}
-
-const InvariantChecker::Limits& InvariantChecker::limits_of(std::uint64_t tag) {
-  const auto& key = requests_[tag];
-  auto it = limits_.find(key);
-  if (it != limits_.end()) return it->second;
-  const RequestContext& ctx = *scenario_.queries[key.first].context;
+  query_of_[tag] = query;
+  auto [it, fresh] = limits_.try_emplace({query, host});
+  Limits& l = it->second;
+  limits_of_[tag] = &l;
+  if (!fresh || !paced_) return;
+  const RequestContext& ctx = *scenario_.queries[query].context;
   const EngineSettings& engine = scenario_.client.engine;
-  auto url = parse_url("https://" + key.second + "/");
+  auto url = parse_url("https://" + host + "/");
+  if (!url) return;
   auto resolved = resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits, ctx.in_flight,
                                  url->authority, url->hostname);
-  Limits l;
-  if (auto* e = std::get_if<EffectiveLimits>(&resolved)) {
-    l.parts = *e;
-    l.queue = e->queue_key();
-    l.cap = e->host.cap.value_or(0);
+  auto* e = std::get_if<EffectiveLimits>(&resolved);
+  if (!e) return;
+  l.valid = true;
+  auto part = [&](const EffectiveLimits::Part& p, const std::string& counter) {
+    Part out{p.key, p.cap, p.interval, &in_flight_[counter], nullptr, &paused_until_[p.key]};
+    if (p.interval > Duration::zero()) {
+      auto [slot, added] =
+          last_start_.try_emplace(p.key + "|" + std::to_string(p.interval.count()), Instant::min());
+      out.last_start = &slot->second;
+    }
+    return out;
+  };
+  l.parts.push_back(part(e->host, e->queue_key()));
+  for (const auto& g : e->groups) {
+    l.parts.push_back(part(g, g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-")));
   }
-  return limits_.emplace(key, std::move(l)).first->second;
 }
 
-void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
-  if (!paced_) return;
-  const Limits& l = limits_of(tag);
-  if (l.queue.empty()) return;
-  if (++queue_in_flight_[l.queue] > l.cap) {
-    violation("queue " + l.queue + " has more than " + std::to_string(l.cap) + " in flight at t=" +
-              std::to_string(to_seconds(at)));
-  }
-  for (const auto& g : l.parts.groups) {
-    std::size_t n = ++group_in_flight_[g.key + "|" + std::to_string(g.cap.value_or(0))];
-    if (g.cap && n > *g.cap) {
-      violation("group " + g.key + " has more than " + std::to_string(*g.cap) +
-                " in flight at t=" + std::to_string(to_seconds(at)));
+void InvariantChecker::sent(std::uint64_t tag, const std::string&, Instant at) {
+  if (!paced_ || !limits_of_[tag]->valid) return;
+  for (const Part& p : limits_of_[tag]->parts) {
+    std::size_t n = ++*p.in_flight;
+    if (p.cap && n > *p.cap) {
+      violation(p.key + " has more than " + std::to_string(*p.cap) + " in flight at t=" +
+                std::to_string(to_seconds(at)));
     }
-  }
-  auto check_entity = [&](const EffectiveLimits::Part& part) {
-    if (part.interval > Duration::zero()) {
-      std::string key = part.key + "|" + std::to_string(part.interval.count());
-      auto last = last_start_.find(key);
-      if (last != last_start_.end() && at - last->second < part.interval) {
-        violation(part.key + " started twice within its interval at t=" +
+    if (p.last_start) {
+      if (*p.last_start != Instant::min() && at - *p.last_start < p.interval) {
+        violation(p.key + " started twice within its interval at t=" +
                   std::to_string(to_seconds(at)));
       }
-      last_start_[key] = at;
+      *p.last_start = at;
     }
-    auto pause = paused_until_.find(part.key);
-    if (pause != paused_until_.end() && at < pause->second) {
-      violation(part.key + " started at t=" + std::to_string(to_seconds(at)) +
-                " during a pause until t=" + std::to_string(to_seconds(pause->second)));
+    if (at < *p.paused_until) {
+      violation(p.key + " started at t=" + std::to_string(to_seconds(at)) +
+                " during a pause until t=" + std::to_string(to_seconds(*p.paused_until)));
     }
-  };
-  check_entity(l.parts.host);
-  for (const auto& g : l.parts.groups) check_entity(g);
-  (void)authority;
+  }
 }
 
 void InvariantChecker::settled(std::uint64_t tag, const std::string&, Instant at, bool refusal,
                                std::optional<Duration> retry_after) {
-  if (!paced_) return;
-  const Limits& l = limits_of(tag);
-  if (l.queue.empty()) return;
-  --queue_in_flight_[l.queue];
-  for (const auto& g : l.parts.groups) --group_in_flight_[g.key + "|" + std::to_string(g.cap.value_or(0))];
+  if (!paced_ || !limits_of_[tag]->valid) return;
   const Rules& rules = scenario_.client.engine.rules;
-  if (refusal && retry_after && rules.pause_on_retry_after && rules.keep_longer_pause) {
-    const RequestContext& ctx = *scenario_.queries[requests_[tag].first].context;
-    Duration pause = *retry_after;
+  const bool pauses = refusal && retry_after && rules.pause_on_retry_after && rules.keep_longer_pause;
+  Duration pause{0};
+  if (pauses) {
+    const RequestContext& ctx = *scenario_.queries[query_of_[tag]].context;
+    pause = *retry_after;
     if (ctx.retry_delay_limit) pause = std::min(pause, *ctx.retry_delay_limit);
-    auto extend = [&](const std::string& key) {
-      Instant& until = paused_until_[key];
-      until = std::max(until, at + pause);
-    };
-    extend(l.parts.host.key);
-    for (const auto& g : l.parts.groups) extend(g.key);
+  }
+  for (const Part& p : limits_of_[tag]->parts) {
+    --*p.in_flight;
+    if (pauses) *p.paused_until = std::max(*p.paused_until, at + pause);
   }
 }
 
 void InvariantChecker::invalidated(std::optional<std::string> authority) {
-  if (!authority) paused_until_.clear();
-  else paused_until_.erase(*authority);
+  // Entries stay (parts point at them): forgetting a pause resets it.
+  for (auto& [key, until] : paused_until_) {
+    if (!authority || key == *authority) until = Instant{};
+  }
 }
 
 void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
-  if (tag >= completions_.size()) {
+  if (tag >= completions_.size() || !limits_of_[tag]) {
     violation("completion of an unknown request " + std::to_string(tag + 1));
     return;
   }

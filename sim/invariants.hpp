@@ -32,22 +32,30 @@ class InvariantChecker final : public RunWatcher {
   void completed(std::uint64_t tag, const Completion& c) override;
 
  private:
-  struct Limits {
-    std::string queue;
-    std::size_t cap = 0;
-    EffectiveLimits parts;
+  /// What one (query, host) pair is held to, with direct pointers to its counters so the checks
+  /// cost no lookups per attempt.
+  struct Part {
+    std::string key;
+    std::optional<std::size_t> cap;
+    Duration interval{0};
+    std::size_t* in_flight = nullptr;  // over the part's queue (host) or gate (group)
+    Instant* last_start = nullptr;     // among requests given this part's rate
+    Instant* paused_until = nullptr;
   };
-  const Limits& limits_of(std::uint64_t tag);
+  struct Limits {
+    bool valid = false;
+    std::vector<Part> parts;  // the host first, then its groups
+  };
   void violation(std::string what);
 
   const Scenario& scenario_;
   bool paced_;
-  std::vector<std::pair<std::size_t, std::string>> requests_;  // by tag: query, host
+  std::vector<Limits*> limits_of_;  // by tag
+  std::vector<std::size_t> query_of_;
   std::vector<int> completions_;
   std::map<std::pair<std::size_t, std::string>, Limits> limits_;
-  std::map<std::string, std::size_t> queue_in_flight_;
-  std::map<std::string, std::size_t> group_in_flight_;
-  std::map<std::string, Instant> last_start_;  // "entity|interval"
+  std::map<std::string, std::size_t> in_flight_;
+  std::map<std::string, Instant> last_start_;
   std::map<std::string, Instant> paused_until_;
   std::vector<std::string> violations_;
 };

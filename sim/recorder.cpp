@@ -27,8 +27,8 @@ Json StepSeries::to_json() const {
   return out;
 }
 
-Recorder::Recorder(Clock& clock, Transport& inner, std::ostream* trace)
-    : clock_(clock), inner_(inner), trace_(trace) {}
+Recorder::Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series)
+    : clock_(clock), inner_(inner), trace_(trace), series_(series) {}
 
 std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
                                const std::string& host, const std::string& path) {
@@ -63,6 +63,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
 }
 
 void Recorder::update_host_series(HostStats& h) {
+  if (!series_) return;
   const double now = t(clock_.now());
   h.in_flight_series.set(now, static_cast<double>(h.in_flight));
   h.queued_series.set(now, static_cast<double>(h.open - h.in_flight));
@@ -161,6 +162,7 @@ void Recorder::on_entity(const EntityState& e) {
   // The instant the pause ends (0 when none was ever set or it was forgotten).
   const double paused = e.paused_until.time_since_epoch() > Duration::zero() ? t(e.paused_until) : 0.0;
   if (e.group) {
+    if (!series_) return;
     EntitySeries& g = groups_[std::string(e.key)];
     g.in_flight.set(now, static_cast<double>(e.in_flight));
     g.queued.set(now, static_cast<double>(e.queued));
@@ -173,11 +175,13 @@ void Recorder::on_entity(const EntityState& e) {
   HostStats& h = hosts_[it->second];
   h.interval = to_seconds(e.interval);
   h.max_interval = std::max(h.max_interval, h.interval);
+  if (!series_) return;
   h.interval_series.set(now, h.interval);
   h.paused_series.set(now, paused);
 }
 
 void Recorder::on_queue(const QueueState& q) {
+  if (!series_) return;
   EntitySeries& s = queues_[std::string(q.key)];
   const double now = t(clock_.now());
   s.in_flight.set(now, static_cast<double>(q.in_flight));
@@ -229,12 +233,13 @@ Json Recorder::result() const {
                      {"gave_up", h.gave_up},
                      {"max_in_flight", h.max_in_flight},
                      {"interval", h.interval},
-                     {"max_interval", h.max_interval},
-                     {"series",
-                      {{"in_flight", h.in_flight_series.to_json()},
-                       {"queued", h.queued_series.to_json()},
-                       {"interval", h.interval_series.to_json()},
-                       {"paused_until", h.paused_series.to_json()}}}};
+                     {"max_interval", h.max_interval}};
+    if (series_) {
+      hosts[h.name]["series"] = {{"in_flight", h.in_flight_series.to_json()},
+                                 {"queued", h.queued_series.to_json()},
+                                 {"interval", h.interval_series.to_json()},
+                                 {"paused_until", h.paused_series.to_json()}};
+    }
   }
   auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {
     Json out = Json::object();
@@ -248,10 +253,12 @@ Json Recorder::result() const {
     }
     return out;
   };
-  return Json{{"summary", summary},
-              {"hosts", hosts},
-              {"groups", entity_json(groups_, true)},
-              {"queues", entity_json(queues_, false)}};
+  Json out{{"summary", summary}, {"hosts", hosts}};
+  if (series_) {
+    out["groups"] = entity_json(groups_, true);
+    out["queues"] = entity_json(queues_, false);
+  }
+  return out;
 }
 
 }  // namespace pacing::sim

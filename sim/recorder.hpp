@@ -41,8 +41,9 @@ class RunWatcher {
 
 class Recorder final : public Transport, public EngineObserver {
  public:
-  /// `trace` may be null (no trace). `inner` carries the attempts.
-  Recorder(Clock& clock, Transport& inner, std::ostream* trace);
+  /// `trace` may be null (no trace). `inner` carries the attempts. Without `series` the recorder
+  /// keeps counts only (faster; result() then has no series).
+  Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series = true);
 
   /// A request issued by the workload now; returns its tag (put it in Request::tag).
   std::uint64_t issued(std::uint32_t query, const std::string& query_name, const std::string& host,
@@ -51,7 +52,8 @@ class Recorder final : public Transport, public EngineObserver {
   void completed(std::uint64_t tag, const Completion& c);
   /// Ends the run at `end`: attempts still open are traced as aborted.
   void finish(Instant end);
-  /// The result document (summary, hosts, groups, queues).
+  /// The result document: summary, hosts, and (when recorded) the step series of hosts, groups
+  /// and queues.
   Json result() const;
   void set_watcher(RunWatcher* watcher) { watcher_ = watcher; }
   /// Requests issued but not completed.
@@ -101,6 +103,7 @@ class Recorder final : public Transport, public EngineObserver {
   Clock& clock_;
   Transport& inner_;
   std::ostream* trace_;
+  bool series_;
   RunWatcher* watcher_ = nullptr;
   std::vector<RequestRecord> requests_;
   std::vector<HostStats> hosts_;

@@ -70,15 +70,22 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                        server.latency, server.network_failure);
   }
 
-  Recorder recorder(clock, network, options.trace);
+  Recorder recorder(clock, network, options.trace, options.series);
   InvariantChecker checker(scenario, strategy_name == "throttle");
   recorder.set_watcher(&checker);
   std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, scenario.client, clock, recorder);
   strategy->set_observer(&recorder);
 
-  // Open requests per query, for abort events and the end of the run.
-  std::vector<std::set<Strategy::RequestId>> open(scenario.queries.size());
+  // Each request's strategy id by tag, and which are still open, for aborts and the end of the run.
+  std::vector<Strategy::RequestId> id_of_tag;
+  std::vector<bool> open;
   std::vector<bool> aborted(scenario.queries.size(), false);
+  auto abort_query = [&](std::size_t q) {
+    aborted[q] = true;
+    for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
+      if (open[tag] && query_of_tag[tag] == q) strategy->abort(id_of_tag[tag]);
+    }
+  };
   std::vector<EntryCursor> cursors;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
     for (const RequestEntry& e : scenario.queries[q].requests) {
@@ -98,15 +105,14 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
       const std::uint64_t tag = recorder.issued(static_cast<std::uint32_t>(cur.query), query.name,
                                                 cur.entry->host, cur.entry->path);
       query_of_tag.push_back(cur.query);
+      open.push_back(true);
       checker.issued(tag, cur.query, cur.entry->host);
       request.tag = tag;
-      auto id = std::make_shared<Strategy::RequestId>(0);
-      *id = strategy->issue(std::move(request), query.context,
-                            [&, tag, q = cur.query, id](Engine::RequestId, const Completion& c) {
-                              open[q].erase(*id);
-                              recorder.completed(tag, c);
-                            });
-      open[cur.query].insert(*id);
+      id_of_tag.push_back(strategy->issue(std::move(request), query.context,
+                                          [&, tag](Engine::RequestId, const Completion& c) {
+                                            open[tag] = false;
+                                            recorder.completed(tag, c);
+                                          }));
       ++cur.issued;
     } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
     if (cur.issued < cur.entry->count) {
@@ -132,10 +138,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
       }
       if (e.abort) {
         for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
-          if (scenario.queries[q].name != *e.abort) continue;
-          aborted[q] = true;
-          std::vector<Strategy::RequestId> ids(open[q].begin(), open[q].end());
-          for (auto id : ids) strategy->abort(id);
+          if (scenario.queries[q].name == *e.abort) abort_query(q);
         }
       }
     });
@@ -143,10 +146,9 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
 
   clock.run_until(Instant{scenario.until});
   // Requests not finished by `until` count as aborted.
-  for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
-    aborted[q] = true;
-    std::vector<Strategy::RequestId> ids(open[q].begin(), open[q].end());
-    for (auto id : ids) strategy->abort(id);
+  aborted.assign(aborted.size(), true);
+  for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
+    if (open[tag]) strategy->abort(id_of_tag[tag]);
   }
   clock.run_until(Instant{scenario.until});  // completions the aborts scheduled for now
   recorder.finish(clock.now());

@@ -16,6 +16,7 @@ struct RunOptions {
   std::optional<std::string> strategy;  ///< overrides the scenario's client.strategy
   std::optional<std::uint64_t> seed;    ///< overrides the scenario's seed
   std::ostream* trace = nullptr;        ///< JSON lines, one per attempt
+  bool series = true;                   ///< include the step series in the result
 };
 
 struct RunOutcome {

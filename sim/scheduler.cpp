@@ -29,7 +29,7 @@ Clock::TimerId Scheduler::schedule(Instant at, std::function<void()> callback) {
   }
   slots_[slot].callback = std::move(callback);
   heap_.push_back(Entry{std::max(at, now_), next_seq_++, slot});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   return make_id(slot, slots_[slot].generation);
 }
 
@@ -45,7 +45,7 @@ bool Scheduler::run_one() { return run_next(Instant::max()); }
 
 bool Scheduler::run_next(Instant limit) {
   while (!heap_.empty() && heap_.front().at <= limit) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Entry e = heap_.back();
     heap_.pop_back();
     Slot& s = slots_[e.slot];

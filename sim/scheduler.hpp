@@ -45,9 +45,12 @@ class Scheduler final : public Clock {
   };
   /// Runs the next live event due at or before `limit`; false when there is none.
   bool run_next(Instant limit);
-  static bool later(const Entry& a, const Entry& b) {
-    return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-  }
+  /// Heap order: a functor, so the heap operations inline it.
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+    }
+  };
 
   std::chrono::system_clock::time_point epoch_;
   Instant now_{};

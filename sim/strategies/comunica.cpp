@@ -76,7 +76,7 @@ std::string url_host(const UrlParts& url) {
   std::string host = url.hostname;
   const bool default_port = url.port && ((url.scheme == "http" && *url.port == 80) ||
                                          (url.scheme == "https" && *url.port == 443));
-  if (url.port && !default_port) host += ":" + std::to_string(*url.port);
+  if (url.port && !default_port) host.append(1, ':').append(std::to_string(*url.port));
   return host;
 }
 
