@@ -55,7 +55,7 @@ int run_command(const RunArgs& a) {
   if (!a.out.empty()) {
     std::filesystem::create_directories(a.out);
     std::ofstream out(std::filesystem::path(a.out) / "result.json");
-    out << outcome.result.dump(1) << "\n";
+    out << outcome.result.dump() << "\n";
   }
   if (!outcome.violations.empty()) {
     return report_violations(scenario, outcome.result["seed"].get<std::uint64_t>(), outcome.violations);

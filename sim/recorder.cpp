@@ -23,7 +23,11 @@ void StepSeries::set(double t, double value) {
 
 Json StepSeries::to_json() const {
   Json out = Json::array();
-  for (const auto& [t, v] : points_) out.push_back({t, v});
+  for (const auto& [t, v] : points_) {
+    // Counts print as integers (800, not 800.0); seconds keep their fraction.
+    const bool whole = v == std::floor(v) && std::abs(v) < 9e15;
+    out.push_back({t, whole ? Json(static_cast<std::int64_t>(v)) : Json(v)});
+  }
   return out;
 }
 
@@ -132,7 +136,7 @@ void Recorder::trace_line(const OpenAttempt& a, Instant settled, const AttemptRe
                           std::optional<Duration> retry_after, std::string_view outcome) {
   if (!trace_) return;
   const RequestRecord& req = requests_[a.tag];
-  Json line;
+  nlohmann::ordered_json line;  // keys in the order of the trace contract
   line["request"] = a.tag + 1;
   line["query"] = *req.query_name;
   line["host"] = hosts_[req.host].name;
@@ -141,8 +145,10 @@ void Recorder::trace_line(const OpenAttempt& a, Instant settled, const AttemptRe
   line["arrived"] = t(req.arrived);
   line["sent"] = t(a.sent);
   line["settled"] = t(settled);
-  line["status"] = (r && r->kind == AttemptResult::Kind::response) ? Json(r->response.status) : Json();
-  line["retry_after"] = retry_after ? Json(to_seconds(*retry_after)) : Json();
+  line["status"] = nullptr;
+  if (r && r->kind == AttemptResult::Kind::response) line["status"] = r->response.status;
+  line["retry_after"] = nullptr;
+  if (retry_after) line["retry_after"] = to_seconds(*retry_after);
   line["outcome"] = std::string(outcome);
   *trace_ << line.dump() << '\n';
 }
