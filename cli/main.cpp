@@ -1,13 +1,18 @@
-// pacing-lab: the lab's command line (run, check, compare).
+// pacing-lab: the lab's command line (run, check, compare, serve, fidelity).
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include <csignal>
+
 #include "cli/table.hpp"
+#include "live/live_run.hpp"
+#include "mockservers/mock_servers.hpp"
 #include "sim/runner.hpp"
 #include "sim/scenario.hpp"
 
@@ -42,7 +47,6 @@ int run_command(const RunArgs& a) {
                                     *options.strategy) == strategy_names().end()) {
     throw InputError("--strategy " + *options.strategy + ": unknown (throttle, comunica, unpaced)");
   }
-  if (a.live) throw InputError("--live: live mode is not available in this build yet");
   std::ofstream trace;
   if (!a.trace.empty()) {
     trace.open(a.trace);
@@ -50,7 +54,10 @@ int run_command(const RunArgs& a) {
     options.trace = &trace;
   }
   options.series = !a.out.empty();
-  RunOutcome outcome = run_scenario(scenario, options);
+  pacing::live::LiveOptions live;
+  live.progress = &std::cerr;
+  RunOutcome outcome = a.live ? pacing::live::run_live(scenario, options, live)
+                              : run_scenario(scenario, options);
   std::cout << format_summary(outcome.result);
   if (!a.out.empty()) {
     std::filesystem::create_directories(a.out);
@@ -106,6 +113,52 @@ int compare_command(const std::string& file, const std::string& strategies,
   return kOk;
 }
 
+/// Starts the scenario's mock servers, prints "host port" lines, runs until SIGINT or SIGTERM.
+int serve_command(const std::string& file, const std::string& bind) {
+  Scenario scenario = load_scenario(file);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  // Blocked before any server thread starts, so every thread inherits the mask and the signal
+  // waits for sigwait below.
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  pacing::mock::MockServers servers(scenario, scenario.seed, bind);
+  for (const auto& [host, port] : servers.ports()) std::cout << host << " " << port << "\n";
+  std::cout << std::flush;
+  int received = 0;
+  sigwait(&signals, &received);
+  servers.stop();
+  std::cerr << "stopped on signal " << received << "\n";
+  return kOk;
+}
+
+/// Runs the scenario in both worlds and prints them side by side. Exit 1 when they disagree by
+/// more than 10% on makespan or more than max(3, 10%) on refusals.
+int fidelity_command(const std::string& file, const std::string& strategy) {
+  Scenario scenario = load_scenario(file);
+  RunOptions options;
+  if (!strategy.empty()) options.strategy = strategy;
+  options.series = false;
+  RunOutcome sim = run_scenario(scenario, options);
+  pacing::live::LiveOptions live;
+  live.progress = &std::cerr;
+  RunOutcome real = pacing::live::run_live(scenario, options, live);
+  std::cout << format_fidelity(sim.result, real.result);
+  auto differs = [](double a, double b, double slack) { return std::abs(a - b) > slack; };
+  const double sim_makespan = sim.result["summary"]["makespan"].get<double>();
+  const double live_makespan = real.result["summary"]["makespan"].get<double>();
+  const double sim_refusals = sim.result["summary"]["refusals"].get<double>();
+  const double live_refusals = real.result["summary"]["refusals"].get<double>();
+  bool agree = !differs(sim_makespan, live_makespan, 0.1 * sim_makespan) &&
+               !differs(sim_refusals, live_refusals, std::max(3.0, 0.1 * sim_refusals));
+  std::cout << (agree ? "sim and live agree (makespan within 10%, refusals within max(3, 10%))\n"
+                      : "sim and live DISAGREE beyond the tolerance\n");
+  if (!sim.violations.empty()) return report_violations(scenario, scenario.seed, sim.violations);
+  if (!real.violations.empty()) return report_violations(scenario, scenario.seed, real.violations);
+  return agree ? kOk : kExpectationFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +190,18 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--strategies", compare_strategies, "Comma-separated strategies");
   compare_cmd->add_option("--set", compare_sets, "Override a field: /json/pointer=value");
 
+  std::string serve_file, serve_bind = "127.0.0.1";
+  CLI::App* serve_cmd =
+      app.add_subcommand("serve", "Start the scenario's mock servers; print 'host port' lines");
+  serve_cmd->add_option("scenario", serve_file, "Scenario file")->required();
+  serve_cmd->add_option("--bind", serve_bind, "Address to listen on (default 127.0.0.1)");
+
+  std::string fidelity_file, fidelity_strategy;
+  CLI::App* fidelity_cmd = app.add_subcommand(
+      "fidelity", "Run a scenario in the simulator and live; compare them side by side");
+  fidelity_cmd->add_option("scenario", fidelity_file, "Scenario file")->required();
+  fidelity_cmd->add_option("--strategy", fidelity_strategy, "throttle, comunica or unpaced");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -147,6 +212,8 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run_command(run);
     if (*check_cmd) return check_command(check_files, check_strategy);
     if (*compare_cmd) return compare_command(compare_file, compare_strategies, compare_sets);
+    if (*serve_cmd) return serve_command(serve_file, serve_bind);
+    if (*fidelity_cmd) return fidelity_command(fidelity_file, fidelity_strategy);
   } catch (const InputError& e) {
     std::cerr << e.what() << (std::string(e.what()).ends_with("\n") ? "" : "\n");
     return kBadInput;

@@ -56,4 +56,27 @@ std::string format_comparison(const std::vector<Json>& results) {
   return out;
 }
 
+std::string format_fidelity(const Json& sim, const Json& live) {
+  std::string out;
+  char line[256];
+  auto row = [&](const std::string& what, double a, double b) {
+    const double rel = a == 0 ? (b == 0 ? 0.0 : 1.0) : (b - a) / a;
+    std::snprintf(line, sizeof line, "%-40s %12.3f %12.3f %+9.1f%%\n", what.c_str(), a, b, 100 * rel);
+    out += line;
+  };
+  std::snprintf(line, sizeof line, "%-40s %12s %12s %10s\n", "", "simulated", "live", "diff");
+  out += line;
+  const Json& s = sim.at("summary");
+  const Json& l = live.at("summary");
+  row("makespan (s)", s["makespan"].get<double>(), l["makespan"].get<double>());
+  for (const char* key : {"refusals", "retries", "gave_up", "failed", "completed"}) {
+    row(key, s[key].get<double>(), l[key].get<double>());
+  }
+  for (const auto& [host, h] : sim.at("hosts").items()) {
+    const double live_max = live["hosts"].contains(host) ? live["hosts"][host]["max_in_flight"].get<double>() : 0;
+    row(host + " max in flight", h["max_in_flight"].get<double>(), live_max);
+  }
+  return out;
+}
+
 }  // namespace pacing::sim

@@ -16,4 +16,8 @@ std::string format_summary(const Json& result);
 /// makespan and latency percentiles, for comparing strategies on one scenario.
 std::string format_comparison(const std::vector<Json>& results);
 
+/// The simulator's and the live run's figures side by side, with relative differences: makespan,
+/// refusals, retries, gave up, failed, and max in flight per host.
+std::string format_fidelity(const Json& sim, const Json& live);
+
 }  // namespace pacing::sim

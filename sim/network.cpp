@@ -3,22 +3,22 @@
 namespace pacing::sim {
 
 ModelRequest model_request(std::string method, std::string target, const Headers& headers,
-                           std::string address) {
+                           std::string_view connection_address) {
   ModelRequest r;
   r.method = std::move(method);
   r.path = std::move(target);
   r.headers = headers;
+  auto address = find_header(headers, "X-Client-Address");
+  r.address = std::string(address ? *address : connection_address);
   auto id = find_header(headers, "X-Client-Id");
-  r.client = id ? std::string(*id) : address;
-  r.address = std::move(address);
+  r.client = id ? std::string(*id) : r.address;
   auto heavy = find_header(headers, "X-Heavy");
   r.heavy = heavy && *heavy == "1";
   return r;
 }
 
-SimNetwork::SimNetwork(Scheduler& clock, Rng& rng, Duration timeout,
-                       std::function<std::string(std::uint64_t)> address_of)
-    : clock_(clock), rng_(rng), timeout_(timeout), address_of_(std::move(address_of)) {}
+SimNetwork::SimNetwork(Scheduler& clock, Rng& rng, Duration timeout)
+    : clock_(clock), rng_(rng), timeout_(timeout) {}
 
 void SimNetwork::add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
                             Distribution latency, double failure_probability) {
@@ -61,8 +61,7 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
     return;
   }
   ModelRequest request = model_request(attempt.request_data->method, std::string(attempt.target),
-                                       attempt.request_data->headers,
-                                       address_of_(attempt.request_data->tag));
+                                       attempt.request_data->headers, kDefaultClientAddress);
   ServerHost* host = server.host.get();
   clock_.schedule(now + one_way, [this, host, id, one_way, request = std::move(request)]() mutable {
     host->handle(std::move(request), [this, id, one_way](const Reply& reply) {

@@ -16,9 +16,8 @@ namespace pacing::sim {
 
 class SimNetwork final : public Transport {
  public:
-  /// `timeout` zero means none. `address_of(tag)` gives a request's client address.
-  SimNetwork(Scheduler& clock, Rng& rng, Duration timeout,
-             std::function<std::string(std::uint64_t tag)> address_of);
+  /// `timeout` zero means none.
+  SimNetwork(Scheduler& clock, Rng& rng, Duration timeout);
 
   /// Serves `authority` with `host`; each attempt takes one draw of `latency` (round trip, half
   /// each way) and fails with `failure_probability` as a network error.
@@ -43,14 +42,17 @@ class SimNetwork final : public Transport {
   Scheduler& clock_;
   Rng& rng_;
   Duration timeout_;
-  std::function<std::string(std::uint64_t)> address_of_;
   std::unordered_map<std::string, Server> servers_;
   std::unordered_map<std::uint64_t, Open> open_;
 };
 
-/// Builds the request a model sees from an attempt: client id from `X-Client-Id`, heavy work from
-/// `X-Heavy: 1`. Shared by the simulator and the mock servers.
+/// The address every simulated client has unless its query names another.
+inline constexpr std::string_view kDefaultClientAddress = "127.0.0.1";
+
+/// Builds the request a model sees: client id from `X-Client-Id`, heavy work from `X-Heavy: 1`,
+/// the client's address from `X-Client-Address` (the lab's way to give a query an address of its
+/// own in both worlds), else `connection_address`. Shared by the simulator and the mock servers.
 ModelRequest model_request(std::string method, std::string target, const Headers& headers,
-                           std::string address);
+                           std::string_view connection_address);
 
 }  // namespace pacing::sim

@@ -11,6 +11,7 @@
 #include "sim/network.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scheduler.hpp"
+#include "sim/server_host.hpp"
 #include "sim/strategies/comunica.hpp"
 #include "sim/strategies/throttle.hpp"
 #include "sim/strategies/unpaced.hpp"
@@ -37,40 +38,53 @@ struct EntryCursor {
   std::int64_t issued = 0;
 };
 
+/// The simulator's world: the virtual clock, the simulated network and the scenario's servers.
+class SimWorld final : public World {
+ public:
+  SimWorld(const Scenario& scenario, std::uint64_t seed)
+      : clock_(scenario.epoch), rng_(seed), network_(clock_, rng_, scenario.client.timeout) {
+    for (const auto& [host, server] : scenario.servers) {
+      network_.add_server(host, make_server_host(scenario, host, clock_, rng_), server.latency,
+                          server.network_failure);
+    }
+  }
+  Clock& clock() override { return clock_; }
+  Transport& transport() override { return network_; }
+  void run(Instant until, const std::function<bool()>&) override { clock_.run_until(until); }
+  void settle() override { clock_.run_until(clock_.now()); }
+  std::uint64_t events() const { return clock_.executed(); }
+
+ private:
+  Scheduler clock_;
+  Rng rng_;
+  SimNetwork network_;
+};
+
 }  // namespace
 
+std::string strategy_for(const Scenario& scenario, const RunOptions& options) {
+  std::string name = options.strategy.value_or(scenario.client.strategy);
+  if (std::find(strategy_names().begin(), strategy_names().end(), name) == strategy_names().end()) {
+    throw InputError("--strategy " + name + ": unknown strategy (throttle, comunica, unpaced)");
+  }
+  return name;
+}
+
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
-  const std::string strategy_name = options.strategy.value_or(scenario.client.strategy);
-  if (std::find(strategy_names().begin(), strategy_names().end(), strategy_name) ==
-      strategy_names().end()) {
-    throw InputError("--strategy " + strategy_name + ": unknown strategy (throttle, comunica, unpaced)");
-  }
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  strategy_for(scenario, options);  // refuse an unknown strategy before building anything
+  SimWorld world(scenario, seed);
+  RunOutcome out = run_in_world(world, scenario, options, seed);
+  out.events = world.events();
+  return out;
+}
 
-  Scheduler clock(scenario.epoch);
-  Rng rng(seed);
+RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions& options,
+                        std::uint64_t seed) {
+  const std::string strategy_name = strategy_for(scenario, options);
+  Clock& clock = world.clock();
   std::vector<std::size_t> query_of_tag;
-  SimNetwork network(clock, rng, scenario.client.timeout, [&](std::uint64_t tag) {
-    return scenario.queries[query_of_tag[tag]].address;
-  });
-  ModelEnv env{scenario.file.parent_path(), scenario.epoch};
-  for (const auto& [host, server] : scenario.servers) {
-    Defects defects;
-    auto model = make_model(server.spec, server.pointer, defects, env,
-                            {"paths", "latency", "network_failure"});
-    std::vector<ServerHost::Route> routes;
-    if (auto paths = server.spec.find("paths"); paths != server.spec.end()) {
-      for (const auto& [prefix, spec] : paths->items()) {
-        routes.push_back({prefix, make_model(spec, server.pointer + "/paths/" + pointer_escape(prefix),
-                                             defects, env, {})});
-      }
-    }
-    if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));
-    network.add_server(host, std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes)),
-                       server.latency, server.network_failure);
-  }
-
-  Recorder recorder(clock, network, options.trace, options.series);
+  Recorder recorder(clock, world.transport(), options.trace, options.series);
   InvariantChecker checker(scenario, strategy_name == "throttle");
   recorder.set_watcher(&checker);
   std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, scenario.client, clock, recorder);
@@ -102,6 +116,9 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
       request.method = cur.entry->method;
       request.url = cur.url;
       request.headers = cur.entry->headers;
+      if (query.address != kDefaultClientAddress) {
+        request.headers.emplace_back("X-Client-Address", query.address);
+      }
       const std::uint64_t tag = recorder.issued(static_cast<std::uint32_t>(cur.query), query.name,
                                                 cur.entry->host, cur.entry->path);
       query_of_tag.push_back(cur.query);
@@ -144,13 +161,18 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
     });
   }
 
-  clock.run_until(Instant{scenario.until});
+  world.run(Instant{scenario.until}, [&] {
+    return recorder.open_requests() == 0 &&
+           std::all_of(cursors.begin(), cursors.end(), [&](const EntryCursor& c) {
+             return c.issued == c.entry->count || aborted[c.query];
+           });
+  });
   // Requests not finished by `until` count as aborted.
   aborted.assign(aborted.size(), true);
   for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
     if (open[tag]) strategy->abort(id_of_tag[tag]);
   }
-  clock.run_until(Instant{scenario.until});  // completions the aborts scheduled for now
+  world.settle();  // completions the aborts scheduled for now
   recorder.finish(clock.now());
 
   RunOutcome out;
@@ -159,7 +181,6 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   out.result["strategy"] = strategy_name;
   out.result["seed"] = seed;
   out.violations = checker.finish();
-  out.events = clock.executed();
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "sim/json_input.hpp"
 #include "sim/scenario.hpp"
+#include "sim/world.hpp"
 
 namespace pacing::sim {
 
@@ -25,9 +26,17 @@ struct RunOutcome {
   std::uint64_t events = 0;             ///< events the scheduler ran
 };
 
-/// Runs the scenario. Deterministic: the same scenario, strategy and seed give the same result
-/// and trace, byte for byte.
+/// Runs the scenario on virtual time. Deterministic: the same scenario, strategy and seed give the
+/// same result and trace, byte for byte.
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+/// Runs the scenario's workload in `world` (whose servers the caller set up for this scenario).
+/// `seed` is what the result reports. Throws InputError for an unknown strategy.
+RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions& options,
+                        std::uint64_t seed);
+
+/// The strategy a run uses: --strategy, else the scenario's. Throws InputError when unknown.
+std::string strategy_for(const Scenario& scenario, const RunOptions& options);
 
 /// The expectations of the scenario that `result` breaks, as readable lines.
 std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result);

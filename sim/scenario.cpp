@@ -15,8 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure"};
-
 std::optional<std::chrono::system_clock::time_point> parse_epoch(const std::string& text) {
   // RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SSZ
   int y, mo, d, h, mi, sec, used = 0;

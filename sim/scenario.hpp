@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,9 @@ struct ClientSpec {
   int unpaced_retries = 0;          ///< unpaced
   Duration timeout = std::chrono::seconds(30);
 };
+
+/// Keys of a server's object that belong to the hosting server, not to its model.
+inline const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure"};
 
 struct ServerSpec {
   Json spec;  ///< the model's object as written (validated), rebuilt for every run

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/models/registry.hpp"
+#include "sim/scenario.hpp"
+
 namespace pacing::sim {
 
 ServerHost::ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model,
@@ -60,6 +63,23 @@ void ServerHost::serve(ServerModel& model, std::uint64_t id, const Reply& reply,
     respond(reply);
     admit(model, model.finish(clock_.now(), id, rng_));
   });
+}
+
+std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std::string& host,
+                                             Clock& clock, Rng& rng) {
+  const ServerSpec& server = scenario.servers.at(host);
+  ModelEnv env{scenario.file.parent_path(), scenario.epoch};
+  Defects defects;
+  auto model = make_model(server.spec, server.pointer, defects, env, kServerHostKeys);
+  std::vector<ServerHost::Route> routes;
+  if (auto paths = server.spec.find("paths"); paths != server.spec.end()) {
+    for (const auto& [prefix, spec] : paths->items()) {
+      routes.push_back({prefix, make_model(spec, server.pointer + "/paths/" + pointer_escape(prefix),
+                                           defects, env, {})});
+    }
+  }
+  if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));
+  return std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes));
 }
 
 }  // namespace pacing::sim

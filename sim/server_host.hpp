@@ -51,4 +51,11 @@ class ServerHost {
   std::uint64_t next_id_ = 0;
 };
 
+struct Scenario;
+
+/// Builds the server the scenario declares for `host` (its model and its path models) on `clock`.
+/// Throws InputError when a model cannot be built.
+std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std::string& host,
+                                             Clock& clock, Rng& rng);
+
 }  // namespace pacing::sim

@@ -6,6 +6,7 @@
 #include "sim/models/dbpedia.hpp"
 #include "sim/models/kgf.hpp"
 #include "sim/models/phases.hpp"
+#include "sim/models/policy_model.hpp"
 #include "sim/models/qlever.hpp"
 #include "sim/models/sequence.hpp"
 #include "sim/models/timeout.hpp"
@@ -14,8 +15,8 @@ namespace pacing::sim {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kModelNames{"kgf", "qlever", "dbpedia", "timeout",
-                                                      "sequence"};
+constexpr std::array<std::string_view, 6> kModelNames{"kgf",     "qlever",   "dbpedia",
+                                                      "timeout", "sequence", "policy"};
 
 std::string known_models() {
   std::string list;
@@ -86,7 +87,16 @@ std::unique_ptr<ServerModel> make_model(const Json& spec, const std::string& poi
           return std::make_unique<SequenceModel>(std::move(phases), env.epoch);
         });
   } else if (model == "policy") {
-    defects.add(model_pointer, "model \"policy\" is not yet supported");
+    // The policy file is named relative to the scenario's folder.
+    const std::filesystem::path base_dir = env.base_dir;
+    built = build_phased<PolicyParams>(
+        spec, pointer, defects, host_keys,
+        [base_dir](ObjectReader& fields, const Json&) {
+          return read_policy_params(fields, base_dir);
+        },
+        [&env](auto phases) {
+          return std::make_unique<PolicyModel>(std::move(phases), env.epoch);
+        });
   } else {
     defects.add(model_pointer, "unknown model \"" + model + "\" (one of " + known_models() + ")");
   }

@@ -1,0 +1,76 @@
+#include "live/live_run.hpp"
+
+#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
+
+#include <boost/asio/io_context.hpp>
+#include <cstdio>
+#include <ostream>
+
+#include "core/asio/asio_clock.hpp"
+#include "core/asio/beast_transport.hpp"
+#include "mockservers/mock_servers.hpp"
+
+namespace pacing::live {
+
+namespace {
+
+/// Real time: the client's io_context on this thread, servers on their own threads.
+class LiveWorld final : public sim::World {
+ public:
+  LiveWorld(const sim::Scenario& scenario, mock::MockServers& servers, std::ostream* progress)
+      : clock_(io_),
+        transport_(clock_, scenario.client.timeout,
+                   [&servers](std::string_view authority)
+                       -> std::optional<asio_binding::BeastTransport::Endpoint> {
+                     auto it = servers.ports().find(std::string(authority));
+                     if (it == servers.ports().end()) return std::nullopt;
+                     return asio_binding::BeastTransport::Endpoint(
+                         boost::asio::ip::make_address(servers.bind_address()),
+                         static_cast<unsigned short>(it->second));
+                   }),
+        progress_(progress) {}
+
+  Clock& clock() override { return clock_; }
+  Transport& transport() override { return transport_; }
+
+  void run(Instant until, const std::function<bool()>& finished) override {
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              until - clock_.now());
+    auto next_report = std::chrono::steady_clock::now();
+    while (!finished() && std::chrono::steady_clock::now() < deadline) {
+      io_.run_one_until(std::min(deadline, next_report + std::chrono::seconds(1)));
+      if (progress_ && std::chrono::steady_clock::now() >= next_report) {
+        next_report += std::chrono::seconds(1);
+        char line[96];
+        std::snprintf(line, sizeof line, "\rlive: %.1f s elapsed", to_seconds(clock_.now()));
+        *progress_ << line << std::flush;
+      }
+    }
+    if (progress_) *progress_ << "\n";
+  }
+
+  void settle() override { io_.poll(); }
+
+ private:
+  boost::asio::io_context io_;
+  asio_binding::AsioClock clock_;
+  asio_binding::BeastTransport transport_;
+  std::ostream* progress_;
+};
+
+}  // namespace
+
+sim::RunOutcome run_live(const sim::Scenario& scenario, const sim::RunOptions& options,
+                         const LiveOptions& live) {
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  sim::strategy_for(scenario, options);
+  mock::MockServers servers(scenario, seed);
+  LiveWorld world(scenario, servers, live.progress);
+  sim::RunOutcome out = sim::run_in_world(world, scenario, options, seed);
+  out.result["world"] = "live";
+  servers.stop();
+  return out;
+}
+
+}  // namespace pacing::live

@@ -1,0 +1,67 @@
+#pragma once
+// Real HTTP servers on loopback hosting the simulator's server models on real time: one
+// cpp-httplib listener per scenario host, the models driven by a real-time clock on a thread of
+// their own (the same ServerHost code the simulator schedules on virtual time).
+
+#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/asio/asio_clock.hpp"
+#include "sim/scenario.hpp"
+#include "sim/server_host.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace pacing::mock {
+
+class MockServers {
+ public:
+  /// Starts a server for every host of `scenario`, listening on `bind_address` (loopback unless
+  /// the caller asks otherwise) at an ephemeral port, or at `ports[host]` when given. Throws
+  /// sim::InputError when a port cannot be bound.
+  MockServers(const sim::Scenario& scenario, std::uint64_t seed,
+              std::string bind_address = "127.0.0.1", std::map<std::string, int> ports = {});
+  /// Stops every server (as stop()).
+  ~MockServers();
+  MockServers(const MockServers&) = delete;
+  MockServers& operator=(const MockServers&) = delete;
+
+  /// The port each scenario host listens on.
+  const std::map<std::string, int>& ports() const { return ports_; }
+  const std::string& bind_address() const { return bind_address_; }
+  /// Stops accepting, answers nothing more, joins every thread. Idempotent.
+  void stop();
+
+ private:
+  struct Listener;
+  /// Runs on an httplib worker thread: hands the request to the model's thread and waits for
+  /// its reply (without spinning).
+  void serve(sim::ServerHost& host, const void* request, void* response);
+
+  std::string bind_address_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  asio_binding::AsioClock clock_;
+  sim::Rng rng_;
+  std::map<std::string, std::unique_ptr<sim::ServerHost>> hosts_;
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::map<std::string, int> ports_;
+  std::thread model_thread_;
+  struct PendingReply;
+  std::mutex mutex_;  // guards stopping_ and waiting_
+  bool stopping_ = false;
+  std::set<std::shared_ptr<PendingReply>> waiting_;
+};
+
+}  // namespace pacing::mock

@@ -1,0 +1,24 @@
+#pragma once
+// Where a run happens: a clock, a transport to the scenario's servers, and a way to let time pass.
+// The simulator's world is virtual; the live world (live/) is real time over loopback HTTP.
+
+#include <functional>
+
+#include "core/clock.hpp"
+#include "core/transport.hpp"
+
+namespace pacing::sim {
+
+class World {
+ public:
+  virtual ~World() = default;
+  virtual Clock& clock() = 0;
+  virtual Transport& transport() = 0;
+  /// Lets time pass, delivering callbacks, until `until`, or earlier once `finished()` holds (a
+  /// world may ignore it and run to `until`, as the simulator does, since it costs it nothing).
+  virtual void run(Instant until, const std::function<bool()>& finished) = 0;
+  /// Delivers the callbacks that are due now, without letting time pass.
+  virtual void settle() = 0;
+};
+
+}  // namespace pacing::sim
