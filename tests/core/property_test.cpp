@@ -310,8 +310,8 @@ class PropertyRun {
         clock_(std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}),
         scripted_(clock_, [this](const ScriptedTransport::Sent& s) { return serve(s); }),
         transport_(*this),
-        engine_(clock_, transport_, workload_.settings),
-        observer_(*this) {
+        observer_(*this),
+        engine_(clock_, transport_, workload_.settings) {
     engine_.set_observer(&observer_);
   }
 
@@ -384,6 +384,36 @@ class PropertyRun {
     PropertyRun& run_;
   };
 
+  /// Reads every report (so sanitizers see stale views) and checks the figures it can.
+  class CheckingObserver final : public EngineObserver {
+   public:
+    explicit CheckingObserver(PropertyRun& run) : run_(run) {}
+    void on_entity(const EntityState& e) override { touch(e.key); }
+    void on_queue(const QueueState& q) override {
+      touch(q.key);
+      touch(q.host);
+      if (q.in_flight > q.cap) {
+        run_.violations_.push_back("observer: queue " + std::string(q.key) + " reports " +
+                                   std::to_string(q.in_flight) + " in flight over cap " +
+                                   std::to_string(q.cap));
+      }
+    }
+    void on_refusal(std::string_view entity, int status, std::optional<Duration>) override {
+      touch(entity);
+      if (status != 429 && status != 503 && status != 405) {
+        run_.violations_.push_back("observer: refusal with status " + std::to_string(status));
+      }
+    }
+
+   private:
+    // Reads every byte of a reported view, so ASan flags one into freed memory.
+    void touch(std::string_view text) {
+      for (char c : text) checksum_ += static_cast<unsigned char>(c);
+    }
+    PropertyRun& run_;
+    std::size_t checksum_ = 0;
+  };
+
   // -- the test's actions
 
   std::size_t begin_request(std::size_t host, std::size_t context_index, bool one_shot) {
@@ -424,19 +454,24 @@ class PropertyRun {
   AttemptListener listener_for(std::size_t tag) {
     AttemptListener listener;
     listener.sent = [this, tag](int attempt) {
-      Record& rec = records_[tag];
+      // Only locals after an abort: the engine may have destroyed this closure by then.
+      PropertyRun& run = *this;
+      const std::size_t own = tag;
+      Record& rec = run.records_[own];
       ++rec.heard_sent;
-      if (attempt != rec.sends) violation(tag, "heard sent(" + std::to_string(attempt) + ")");
+      if (attempt != rec.sends) run.violation(own, "heard sent(" + std::to_string(attempt) + ")");
       // Callers may abort from here: their own request, or another one the engine may have
-      // started in the same pump but not sent yet. Nothing is touched after the abort.
+      // started in the same pump but not sent yet.
       std::bernoulli_distribution rarely(0.03);
-      ++sent_listener_depth_;
-      if (rarely(rng_)) {
-        abort_request(tag);
-      } else if (rarely(rng_)) {
-        abort_request(std::uniform_int_distribution<std::size_t>(0, records_.size() - 1)(rng_));
+      ++run.sent_listener_depth_;
+      if (rarely(run.rng_)) {
+        run.abort_request(own);
+      } else if (rarely(run.rng_)) {
+        const auto other =
+            std::uniform_int_distribution<std::size_t>(0, run.records_.size() - 1)(run.rng_);
+        run.abort_request(other);
       }
-      --sent_listener_depth_;
+      --run.sent_listener_depth_;
     };
     listener.settled = [this, tag](int attempt, const AttemptResult& r) {
       if (attempt != records_[tag].settled_attempt || r.kind != last_result_[tag].kind) {
@@ -829,37 +864,8 @@ class PropertyRun {
   sim::Scheduler clock_;
   ScriptedTransport scripted_;
   WatchingTransport transport_;
-  Engine engine_;
-  /// Reads every report (so sanitizers see stale views) and checks the figures it can.
-  class CheckingObserver final : public EngineObserver {
-   public:
-    explicit CheckingObserver(PropertyRun& run) : run_(run) {}
-    void on_entity(const EntityState& e) override { touch(e.key); }
-    void on_queue(const QueueState& q) override {
-      touch(q.key);
-      touch(q.host);
-      if (q.in_flight > q.cap) {
-        run_.violations_.push_back("observer: queue " + std::string(q.key) + " reports " +
-                                   std::to_string(q.in_flight) + " in flight over cap " +
-                                   std::to_string(q.cap));
-      }
-    }
-    void on_refusal(std::string_view entity, int status, std::optional<Duration>) override {
-      touch(entity);
-      if (status != 429 && status != 503 && status != 405) {
-        run_.violations_.push_back("observer: refusal with status " + std::to_string(status));
-      }
-    }
-
-   private:
-    // Reads every byte of a reported view, so ASan flags one into freed memory.
-    void touch(std::string_view text) {
-      for (char c : text) checksum_ += static_cast<unsigned char>(c);
-    }
-    PropertyRun& run_;
-    std::size_t checksum_ = 0;
-  };
   CheckingObserver observer_;
+  Engine engine_;
   Completions completions_;
 
   std::deque<Record> records_;  ///< by tag, in fetch order (a deque keeps references valid)
