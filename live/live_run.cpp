@@ -37,14 +37,17 @@ class LiveWorld final : public sim::World {
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               until - clock_.now());
-    auto next_report = std::chrono::steady_clock::now();
+    auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (!finished() && std::chrono::steady_clock::now() < deadline) {
-      io_.run_one_until(std::min(deadline, next_report + std::chrono::seconds(1)));
-      if (progress_ && std::chrono::steady_clock::now() >= next_report) {
+      // run_one_until returns at once, running nothing, once its time has passed: keep it ahead.
+      io_.run_one_until(std::min(deadline, next_report));
+      if (std::chrono::steady_clock::now() >= next_report) {
         next_report += std::chrono::seconds(1);
-        char line[96];
-        std::snprintf(line, sizeof line, "\rlive: %.1f s elapsed", to_seconds(clock_.now()));
-        *progress_ << line << std::flush;
+        if (progress_) {
+          char line[96];
+          std::snprintf(line, sizeof line, "\rlive: %.0f s elapsed", to_seconds(clock_.now()));
+          *progress_ << line << std::flush;
+        }
       }
     }
     if (progress_) *progress_ << "\n";

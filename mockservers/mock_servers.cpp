@@ -88,6 +88,11 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed, std:
     listener->thread = std::thread([server] { server->listen_after_bind(); });
     listeners_.push_back(std::move(listener));
   }
+  // httplib's stop() does nothing before its accept loop runs, so a server stopped right after
+  // starting would never stop: wait (briefly, at startup only) until every loop runs.
+  for (auto& l : listeners_) {
+    while (!l->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 MockServers::~MockServers() { stop(); }

@@ -221,6 +221,8 @@ Reply PolicyModel::answer(Instant now, const PolicyParams& params, const ModelRe
     return reply;
   }
 
+  // A malformed id is not trusted, and neither is the class sent with it: the request counts
+  // as the default class, under its address.
   Client client{request.address, request.address, capability->default_client};
   const auto id = find_header(request.headers, params.client_id_header);
   if (!id || is_well_formed_id(trim(*id))) {

@@ -15,8 +15,10 @@
 //   ends; a limiter refusing: 429 (503 when the limiter is server-wide), Retry-After in whole
 //   seconds rounded up until every refusing limiter admits the request, and an
 //   application/problem+json body naming the limiter (type ...:quota-exceeded for quotas);
-// - every response to a governed request carries RateLimit-Policy and RateLimit
-//   (ratelimit_headers.hpp) for the limiter closest to refusing (the smallest share left);
+// - every response to a request that some limiter counts carries RateLimit-Policy and RateLimit
+//   (ratelimit_headers.hpp) for the limiter closest to refusing (the smallest share left); a
+//   ban shows its limiter with q=0 and r=0; a client at 80% of an eviction rule's count also
+//   gets Eviction-Warning;
 // - `GET /.well-known/load-policy` answers 200 with the policy document.
 
 #include <chrono>

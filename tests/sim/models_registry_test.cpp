@@ -74,14 +74,14 @@ TEST(ModelRegistry, ReportsUnknownModel) {
   EXPECT_EQ(defects_of(R"({"rate": 1})"), Pointers{"/servers/h/model"});
 }
 
-TEST(ModelRegistry, ReportsPolicyAsNotYetSupported) {
+TEST(ModelRegistry, MissingPolicyFileIsReportedAtThePolicyField) {
   Defects defects;
-  auto model = make_model(Json::parse(R"({"model": "policy", "policy": "p.json"})"), "/servers/h",
-                          defects, kEnv, kHostKeys);
+  auto model = make_model(Json::parse(R"({"model": "policy", "policy": "no-such-file.json"})"),
+                          "/servers/h", defects, kEnv, kHostKeys);
   EXPECT_EQ(model, nullptr);
   ASSERT_EQ(defects.list().size(), 1u);
-  EXPECT_EQ(defects.list()[0].pointer, "/servers/h/model");
-  EXPECT_NE(defects.list()[0].message.find("not yet supported"), std::string::npos);
+  EXPECT_EQ(defects.list()[0].pointer, "/servers/h/policy");
+  EXPECT_NE(defects.list()[0].message.find("no-such-file.json"), std::string::npos);
 }
 
 TEST(ModelRegistry, SkipsTheHostsKeys) {

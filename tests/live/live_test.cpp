@@ -1,0 +1,140 @@
+// The live world on real time over loopback HTTP: mock servers host the models, the core paces a
+// real HTTP client. Each test runs a few seconds at most. Times are real: assertions allow for
+// late timers but never for early starts.
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <sstream>
+
+#include "live/live_run.hpp"
+#include "mockservers/mock_servers.hpp"
+
+namespace pacing::live {
+namespace {
+
+using sim::Json;
+
+sim::Scenario scenario(const std::string& text) {
+  return sim::parse_scenario(Json::parse(text), "live.json");
+}
+
+std::vector<Json> trace_lines(const std::string& text) {
+  std::vector<Json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+  return out;
+}
+
+TEST(MockServers, AnswerWithTheModelOverRealHttp) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence", "responses": [
+      {"status": 503, "headers": {"Retry-After": "2"}, "body": "busy"}, {"status": 200}],
+      "paths": {"/slow": {"model": "sequence", "responses": [{"status": 204}]}}}}})");
+  mock::MockServers servers(s, 1);
+  httplib::Client client("127.0.0.1", servers.ports().at("a.org"));
+  auto first = client.Get("/sparql");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 503);
+  EXPECT_EQ(first->get_header_value("Retry-After"), "2");
+  EXPECT_EQ(first->body, "busy");
+  auto second = client.Get("/sparql");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 200);
+  auto path = client.Get("/slow/x");
+  ASSERT_TRUE(path);
+  EXPECT_EQ(path->status, 204);
+}
+
+TEST(MockServers, ListenOnLoopbackOnly) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 200}]}}})");
+  mock::MockServers servers(s, 1);
+  EXPECT_EQ(servers.bind_address(), "127.0.0.1");
+  EXPECT_GT(servers.ports().at("a.org"), 0);
+}
+
+TEST(MockServers, PortInUseIsAClearError) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 200}]}}})");
+  mock::MockServers first(s, 1);
+  const int taken = first.ports().at("a.org");
+  try {
+    mock::MockServers second(s, 1, "127.0.0.1", {{"a.org", taken}});
+    FAIL() << "bound a port already in use";
+  } catch (const sim::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a.org"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LiveRun, HoldsTheInFlightCap) {
+  auto s = scenario(R"({"name": "cap", "until": 10,
+      "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200, "service": 0.2}]}},
+      "client": {"hosts": {"a.org": {"inFlight": 2}}},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 8}]}]})");
+  sim::RunOutcome out = run_live(s, {});
+  EXPECT_TRUE(out.violations.empty()) << out.violations.front();
+  EXPECT_EQ(out.result["summary"]["completed"], 8);
+  EXPECT_EQ(out.result["hosts"]["a.org"]["max_in_flight"], 2);
+  EXPECT_GE(out.result["summary"]["makespan"].get<double>(), 0.8);  // 4 rounds of 0.2 s
+  EXPECT_LT(out.result["summary"]["makespan"].get<double>(), 2.0);
+}
+
+TEST(LiveRun, SpacesARateLimitedHostAndNeverEarly) {
+  auto s = scenario(R"({"name": "rate", "until": 10,
+      "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+      "client": {"hosts": {"a.org": {"perSecond": 10}}},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 10}]}]})");
+  std::ostringstream trace;
+  sim::RunOptions options;
+  options.trace = &trace;
+  sim::RunOutcome out = run_live(s, options);
+  EXPECT_TRUE(out.violations.empty());
+  std::vector<double> sent;
+  for (const Json& l : trace_lines(trace.str())) sent.push_back(l["sent"].get<double>());
+  std::sort(sent.begin(), sent.end());
+  ASSERT_EQ(sent.size(), 10u);
+  for (std::size_t i = 1; i < sent.size(); ++i) {
+    EXPECT_GE(sent[i] - sent[i - 1], 0.1 - 1e-9) << "start " << i;  // never early
+    EXPECT_LT(sent[i] - sent[i - 1], 0.15) << "start " << i;        // and not badly late
+  }
+}
+
+TEST(LiveRun, RetryAfterPausesTheHostOnRealTime) {
+  auto s = scenario(R"({"name": "pause", "until": 10,
+      "servers": {"a.org": {"model": "sequence", "responses": [
+          {"status": 429, "headers": {"Retry-After": "1"}}, {"status": 200}]}},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1},
+                                              {"host": "a.org", "count": 2, "at": 0.3}]}]})");
+  std::ostringstream trace;
+  sim::RunOptions options;
+  options.trace = &trace;
+  sim::RunOutcome out = run_live(s, options);
+  EXPECT_TRUE(out.violations.empty());
+  auto lines = trace_lines(trace.str());
+  double refused_at = -1;
+  for (const Json& l : lines) {
+    if (l["status"] == 429) refused_at = l["settled"].get<double>();
+  }
+  ASSERT_GT(refused_at, 0);
+  for (const Json& l : lines) {
+    if (l["status"] == 429) continue;
+    EXPECT_GE(l["sent"].get<double>(), refused_at + 1.0 - 1e-6);  // nothing during the pause
+  }
+  EXPECT_EQ(out.result["summary"]["completed"], 3) << out.result["summary"].dump() << trace.str();
+}
+
+TEST(LiveRun, NeverAnsweringServerCostsATimeoutNotAHang) {
+  auto s = scenario(R"({"name": "never", "until": 10,
+      "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}],
+                            "paths": {"/sd": {"model": "timeout"}}}},
+      "client": {"timeout": 0.5},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "path": "/sd", "count": 1},
+                                              {"host": "a.org", "path": "/x", "count": 3}]}]})");
+  sim::RunOutcome out = run_live(s, {});
+  EXPECT_EQ(out.result["summary"]["failed"], 1);
+  EXPECT_EQ(out.result["summary"]["completed"], 3);
+  EXPECT_TRUE(out.violations.empty());
+}
+
+}  // namespace
+}  // namespace pacing::live
