@@ -45,7 +45,8 @@ std::string format_comparison(const std::vector<Json>& results) {
   out += line;
   for (const Json& r : results) {
     const Json& s = r.at("summary");
-    std::snprintf(line, sizeof line, "%-10s %9llu %8llu %7llu %8llu %9llu %8llu %9.2fs %7.3fs %7.3fs\n",
+    std::snprintf(line, sizeof line,
+                  "%-10s %9llu %8llu %7llu %8llu %9llu %8llu %9.2fs %7.3fs %7.3fs\n",
                   r.value("strategy", "?").c_str(), s["completed"].get<unsigned long long>(),
                   s["gave_up"].get<unsigned long long>(), s["failed"].get<unsigned long long>(),
                   s["aborted"].get<unsigned long long>(), s["refusals"].get<unsigned long long>(),
@@ -61,7 +62,8 @@ std::string format_fidelity(const Json& sim, const Json& live) {
   char line[256];
   auto row = [&](const std::string& what, double a, double b) {
     const double rel = a == 0 ? (b == 0 ? 0.0 : 1.0) : (b - a) / a;
-    std::snprintf(line, sizeof line, "%-40s %12.3f %12.3f %+9.1f%%\n", what.c_str(), a, b, 100 * rel);
+    std::snprintf(line, sizeof line, "%-40s %12.3f %12.3f %+9.1f%%\n", what.c_str(), a, b,
+                  100 * rel);
     out += line;
   };
   std::snprintf(line, sizeof line, "%-40s %12s %12s %10s\n", "", "simulated", "live", "diff");
@@ -73,7 +75,8 @@ std::string format_fidelity(const Json& sim, const Json& live) {
     row(key, s[key].get<double>(), l[key].get<double>());
   }
   for (const auto& [host, h] : sim.at("hosts").items()) {
-    const double live_max = live["hosts"].contains(host) ? live["hosts"][host]["max_in_flight"].get<double>() : 0;
+    const double live_max =
+        live["hosts"].contains(host) ? live["hosts"][host]["max_in_flight"].get<double>() : 0;
     row(host + " max in flight", h["max_in_flight"].get<double>(), live_max);
   }
   return out;

@@ -1,0 +1,31 @@
+#pragma once
+// What every pacing-lab command shares: exit codes, the way a command is registered, reporting.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+
+namespace pacing::cli {
+
+/// Exit codes of the contract.
+inline constexpr int kOk = 0, kExpectationFailed = 1, kBadInput = 2, kInvariantBroken = 3;
+
+/// What a chosen command does; it may throw sim::InputError (exit 2).
+using Action = std::function<int()>;
+
+/// Each adds its subcommands to `app` and sets `action` when one of them is chosen.
+void add_run_commands(CLI::App& app, Action& action);   // run, check, compare
+void add_live_commands(CLI::App& app, Action& action);  // serve, fidelity
+
+/// Prints broken invariants (scenario name and seed) and returns kInvariantBroken.
+int report_violations(const sim::Scenario& s, std::uint64_t seed,
+                      const std::vector<std::string>& violations);
+
+/// Splits "a,b,c" into its strategies; throws InputError naming `option` for an unknown one.
+std::vector<std::string> parse_strategies(const std::string& list, const std::string& option);
+
+}  // namespace pacing::cli
