@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/engine_state.hpp"
+#include "core/ratelimit_hints.hpp"
 #include "core/retry_after.hpp"
 #include "core/url.hpp"
 
@@ -76,7 +77,8 @@ struct Engine::Impl {
 
   void notify(const Entity& e) {
     if (!observer) return;
-    observer->on_entity(EntityState{e.key, e.group, e.in_flight, e.queued, e.learned, e.paused_until});
+    observer->on_entity(EntityState{e.key, e.group, e.in_flight, e.queued, e.learned,
+                                    e.paused_until, e.hint_interval, e.hint_reset});
   }
   void notify(const Queue& q) {
     if (!observer) return;
@@ -224,11 +226,21 @@ struct Engine::Impl {
 
   // ---- starting ----------------------------------------------------------------------------
 
+  /// The earliest instant the entity's RateLimit hint lets it start: its interval after the last
+  /// start, or the reset when nothing remains. Never after the reset, since the hint lapses then:
+  /// so an expired hint needs no clean-up (its bound is in the past).
+  static Instant hint_bound(const Entity& e) {
+    if (e.hint_reset == kLongAgo) return kLongAgo;
+    if (e.hint_exhausted) return e.hint_reset;
+    return std::min(e.last_start + e.hint_interval, e.hint_reset);
+  }
+
   /// The earliest instant the queue's head may start as far as pauses and intervals go.
   static Instant eligible_at(const Queue& q) {
     Instant at = kLongAgo;
     for (const Constraint& c : q.constraints) {
       at = std::max(at, c.entity->paused_until);
+      at = std::max(at, hint_bound(*c.entity));
       if (c.entity->learned > Duration::zero()) at = std::max(at, c.entity->last_start + c.entity->learned);
       if (c.rate) at = std::max(at, c.rate->last_start + c.interval);
     }
@@ -435,6 +447,24 @@ struct Engine::Impl {
     }
   }
 
+  /// Replaces the host's hint with the one a response just brought (its reset counts from now,
+  /// when the response arrived: a little later than the server meant, so on the safe side).
+  void follow_hint(Entity& host, const PacingHint& hint, Instant now) {
+    const Instant bound_before = hint_bound(host);
+    host.hint_interval = hint.interval;
+    host.hint_reset = now + hint.reset;
+    host.hint_exhausted = hint.remaining == 0;
+    notify(host);
+    if (hint_bound(host) < bound_before) retime(host);
+  }
+
+  /// Forgets a hint (invalidate()).
+  static void forget_hint(Entity& e) {
+    e.hint_interval = Duration::zero();
+    e.hint_reset = kLongAgo;
+    e.hint_exhausted = false;
+  }
+
   void on_settled(std::uint64_t aid, AttemptResult result) {
     auto found = attempts.find(aid);
     if (found == attempts.end()) return;  // abandoned
@@ -454,14 +484,26 @@ struct Engine::Impl {
     }
     const bool refusal = status == 429 || status == 503 || (status == 405 && retry_after);
     if (observer && refusal) observer->on_refusal(q.constraints.front().entity->key, status, retry_after);
+    // Retry-After takes precedence: a refusal that says when to come back is followed to the
+    // letter, and its hint (often "nothing left until the quota is full again") is not, so it
+    // cannot stretch the pause. The hint already in force stays, to space the starts after it.
+    std::optional<PacingHint> hint;
+    if (answered && settings.hints && !(refusal && retry_after)) {
+      hint = pacing_hint(result.response.headers);
+    }
+    auto learn = [&] {
+      teach(q, p, refusal, retry_after, now);
+      // The server that sent the hint is the host: its groups are not told.
+      if (hint) follow_hint(*q.constraints.front().entity, *hint, now);
+    };
 
     if (answered && settings.rules.learn_before_release) {
-      teach(q, p, refusal, retry_after, now);
+      learn();
       release_slot(q);
     } else {
       release_slot(q);
       pump();
-      if (answered) teach(q, p, refusal, retry_after, now);
+      if (answered) learn();
     }
 
     const RequestContext& ctx = *p.context;
@@ -627,6 +669,7 @@ void Engine::invalidate(std::string_view url) {
   Entity& e = it->second;
   e.learned = Duration::zero();
   e.paused_until = kLongAgo;
+  Impl::forget_hint(e);
   ++e.epoch;
   s.notify(e);
   s.retime(e);
@@ -638,6 +681,7 @@ void Engine::invalidate() {
   for (auto& [key, e] : s.entities) {
     e.learned = Duration::zero();
     e.paused_until = kLongAgo;
+    Impl::forget_hint(e);
     ++e.epoch;
     s.notify(e);
     s.retime(e);

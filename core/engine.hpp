@@ -41,6 +41,8 @@ struct EntityState {
   std::size_t queued = 0;     ///< waiting to start, over all its queues
   Duration interval{0};       ///< learned interval
   Instant paused_until{};     ///< no start before this
+  Duration hint_interval{0};  ///< spacing asked for by the RateLimit hint in force (hints on)
+  Instant hint_until{};       ///< that hint lapses at this instant (its window's reset)
 };
 
 /// A snapshot of one queue (one host with one set of limits).
@@ -85,9 +87,9 @@ class Engine {
   /// its own answer, as soon as that ends). Unknown or finished ids are ignored.
   void abort(RequestId id);
 
-  /// Forgets the pause and learned interval of `url`'s host.
+  /// Forgets the pause, learned interval and RateLimit hint of `url`'s host.
   void invalidate(std::string_view url);
-  /// Forgets every pause and learned interval.
+  /// Forgets every pause, learned interval and RateLimit hint.
   void invalidate();
 
   /// Attaches an observer (not owned; nullptr detaches).

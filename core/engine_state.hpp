@@ -28,6 +28,12 @@ struct Entity {
   Duration learned{0};
   Instant paused_until = kLongAgo;
   std::uint64_t epoch = 0;  ///< bumped on every change of `learned`
+  /// The spacing the latest followed RateLimit hint asks for (hosts only, settings.hints on).
+  Duration hint_interval{0};
+  /// When that hint's window resets: the hint lapses then. kLongAgo when there is no hint.
+  Instant hint_reset = kLongAgo;
+  /// The hint said nothing remains (r = 0): no start before `hint_reset`.
+  bool hint_exhausted = false;
   std::size_t in_flight = 0;
   std::size_t queued = 0;
   std::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait

@@ -50,6 +50,11 @@ struct EngineSettings {
   std::string user_agent = "pacing-lab/0.1 (+https://github.com/pacing-lab/pacing-lab)";
   /// Browser mode: the runtime sends its own User-Agent, the engine sets none.
   bool browser = false;
+  /// Follow the RateLimit hints servers send (RateLimit-Policy / RateLimit, see
+  /// core/ratelimit_hints.hpp): before any refusal, space a host's starts so that its remaining
+  /// quota lasts until its reset. Off by default: hints are a draft, and a server's hint is about
+  /// one client while the engine's host state is shared by every query.
+  bool hints = false;
   Rules rules;
 };
 

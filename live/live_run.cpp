@@ -3,6 +3,8 @@
 #include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 
 #include <boost/asio/io_context.hpp>
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <ostream>
 
@@ -64,9 +66,22 @@ class LiveWorld final : public sim::World {
 
 }  // namespace
 
+namespace {
+/// Client and servers share this process: a burst of N requests holds 2N sockets, past the
+/// usual soft limit of 1024 descriptors. Raise it to the hard limit.
+void allow_many_sockets() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+}  // namespace
+
 sim::RunOutcome run_live(const sim::Scenario& scenario, const sim::RunOptions& options,
                          const LiveOptions& live) {
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  allow_many_sockets();
   sim::strategy_for(scenario, options);
   mock::MockServers servers(scenario, seed);
   LiveWorld world(scenario, servers, live.progress);

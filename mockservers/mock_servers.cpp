@@ -19,11 +19,12 @@ namespace {
 // paths hold a worker each until the client gives up.
 constexpr std::size_t kWorkerThreads = 512;
 
-void configure(httplib::Server& server) {
+void configure(httplib::Server& server, socket_t* listening) {
   // Debian's cpp-httplib is a shared library: its compile-time macros are fixed, so everything
   // is set at run time. httplib owns the thread pool it is given.
   server.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
-  server.set_socket_options([](socket_t sock) {
+  server.set_socket_options([listening](socket_t sock) {
+    *listening = sock;
     int yes = 1;
     // Without TCP_NODELAY keep-alive requests stall ~40 ms on delayed ACKs.
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -48,6 +49,7 @@ struct MockServers::PendingReply {
 struct MockServers::Listener {
   std::string host;
   httplib::Server server;
+  socket_t socket = -1;  // the listening socket, as httplib created it
   std::thread thread;
 };
 
@@ -64,7 +66,7 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed, std:
   for (auto& [host, server_host] : hosts_) {
     auto listener = std::make_unique<Listener>();
     listener->host = host;
-    configure(listener->server);
+    configure(listener->server, &listener->socket);
     sim::ServerHost* model = server_host.get();
     listener->server.set_pre_routing_handler(
         [this, model](const httplib::Request& req, httplib::Response& res) {
@@ -83,6 +85,9 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed, std:
                             (ports.contains(host) ? ":" + std::to_string(ports[host]) : "") +
                             " (port in use?)");
     }
+    // The library was built with a listen backlog of 5: a burst of connections overflows it
+    // and waits for SYN retransmits (1 s). Listening again on the bound socket enlarges it.
+    if (listener->socket >= 0) ::listen(listener->socket, SOMAXCONN);
     ports_[host] = port;
     httplib::Server* server = &listener->server;
     listener->thread = std::thread([server] { server->listen_after_bind(); });

@@ -62,6 +62,9 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   HostStats& h = hosts_[r.host];
   --h.open;
   if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
+  if (c.kind == Completion::Kind::response && series_) {
+    h.completed_series.set(t(r.completed), static_cast<double>(++h.completed));
+  }
   update_host_series(h);
   if (watcher_) watcher_->completed(tag, c);
 }
@@ -110,6 +113,10 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result,
       if (refusal) {
         ++h.refusals;
         ++refusals_;
+        if (series_) {
+          h.refusal_points.push_back({t(clock_.now()), result.response.status,
+                                      retry_after ? Json(to_seconds(*retry_after)) : Json()});
+        }
       }
     }
     trace_line(a, clock_.now(), &result, retry_after, to_string(result.kind));
@@ -244,7 +251,9 @@ Json Recorder::result() const {
       hosts[h.name]["series"] = {{"in_flight", h.in_flight_series.to_json()},
                                  {"queued", h.queued_series.to_json()},
                                  {"interval", h.interval_series.to_json()},
-                                 {"paused_until", h.paused_series.to_json()}};
+                                 {"paused_until", h.paused_series.to_json()},
+                                 {"completed", h.completed_series.to_json()},
+                                 {"refusals", h.refusal_points}};
     }
   }
   auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {

@@ -84,6 +84,11 @@ class Recorder final : public Transport, public EngineObserver {
     double interval = 0;
     double max_interval = 0;
     StepSeries in_flight_series, queued_series, interval_series, paused_series;
+    /// Requests answered without refusal so far (the summary's "completed"), for charts.
+    std::uint64_t completed = 0;
+    StepSeries completed_series;
+    /// Each refusal: [t, status, retry_after seconds or null], for charts' refusal markers.
+    Json refusal_points = Json::array();
   };
   struct OpenAttempt {
     std::uint64_t tag;

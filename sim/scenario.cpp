@@ -103,6 +103,7 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d)
   if (auto v = r.seconds("timeout")) c.timeout = *v;
   if (auto v = r.string("userAgent")) e.user_agent = *v;
   if (auto v = r.boolean("browser")) e.browser = *v;
+  if (auto v = r.boolean("hints")) e.hints = *v;
   if (auto v = r.seconds("initialInterval")) e.initial_interval = *v;
   if (auto v = r.seconds("maxInterval")) e.max_interval = *v;
   if (auto v = r.number("decay", 1e-9, 1)) e.decay = *v;

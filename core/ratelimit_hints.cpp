@@ -1,0 +1,326 @@
+#include "core/ratelimit_hints.hpp"
+
+#include <utility>
+#include <variant>
+
+namespace pacing {
+
+namespace {
+
+// ---- Structured Field Lists (RFC 8941 §4.2), as much as these fields need -------------------
+//
+// The whole List grammar is parsed (inner lists, byte sequences, decimals included) so that a
+// valid field holding a member of another kind loses that member only, not the whole field.
+
+struct Token {
+  std::string text;
+};
+struct ByteSequence {};  // never a hint: its content is validated, not kept
+struct Decimal {};       // never a hint: hints are Integers, so its value is not kept
+struct InnerList {};     // never a hint
+using BareItem = std::variant<std::int64_t, Decimal, std::string, Token, ByteSequence, bool>;
+using ItemValue = std::variant<BareItem, InnerList>;
+
+struct Member {
+  ItemValue value;
+  std::vector<std::pair<std::string, BareItem>> params;
+
+  const BareItem* param(std::string_view key) const {
+    for (const auto& [name, item] : params) {
+      if (name == key) return &item;
+    }
+    return nullptr;
+  }
+  const std::string* name() const {
+    const BareItem* bare = std::get_if<BareItem>(&value);
+    return bare ? std::get_if<std::string>(bare) : nullptr;
+  }
+};
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_lcalpha(char c) { return c >= 'a' && c <= 'z'; }
+bool is_alpha(char c) { return is_lcalpha(c) || (c >= 'A' && c <= 'Z'); }
+bool is_tchar(char c) {
+  return is_alpha(c) || is_digit(c) ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+bool is_base64(char c) {
+  return is_alpha(c) || is_digit(c) || c == '+' || c == '/' || c == '=';
+}
+
+class ListParser {
+ public:
+  explicit ListParser(std::string_view text) : text_(text) {}
+
+  std::optional<std::vector<Member>> parse() {
+    std::vector<Member> members;
+    skip_spaces();
+    while (!at_end()) {
+      auto member = parse_member();
+      if (!member) return std::nullopt;
+      members.push_back(std::move(*member));
+      skip_whitespace();
+      if (at_end()) break;
+      if (!consume(',')) return std::nullopt;
+      skip_whitespace();
+      if (at_end()) return std::nullopt;  // a trailing comma
+    }
+    return members;
+  }
+
+ private:
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return text_[pos_]; }
+  bool consume(char c) {
+    if (at_end() || peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  void skip_spaces() {
+    while (consume(' ')) {
+    }
+  }
+  void skip_whitespace() {
+    while (!at_end() && (peek() == ' ' || peek() == '\t')) ++pos_;
+  }
+
+  std::optional<Member> parse_member() {
+    Member member;
+    if (consume('(')) {
+      if (!parse_inner_list()) return std::nullopt;
+      member.value = InnerList{};
+    } else {
+      auto bare = parse_bare_item();
+      if (!bare) return std::nullopt;
+      member.value = std::move(*bare);
+    }
+    if (!parse_parameters(member.params)) return std::nullopt;
+    return member;
+  }
+
+  // After the opening parenthesis: items separated by spaces, then ')' (RFC 8941 §4.2.1.2).
+  bool parse_inner_list() {
+    std::vector<std::pair<std::string, BareItem>> ignored;
+    for (;;) {
+      skip_spaces();
+      if (consume(')')) return true;
+      if (!parse_bare_item() || !parse_parameters(ignored)) return false;
+      if (at_end() || (peek() != ' ' && peek() != ')')) return false;
+    }
+  }
+
+  // A duplicate key keeps its first place but takes the last value (RFC 8941 §4.2.3.2).
+  bool parse_parameters(std::vector<std::pair<std::string, BareItem>>& params) {
+    while (consume(';')) {
+      skip_spaces();
+      auto key = parse_key();
+      if (!key) return false;
+      BareItem value = true;
+      if (consume('=')) {
+        auto parsed = parse_bare_item();
+        if (!parsed) return false;
+        value = std::move(*parsed);
+      }
+      bool replaced = false;
+      for (auto& [name, item] : params) {
+        if (name == *key) {
+          item = value;
+          replaced = true;
+        }
+      }
+      if (!replaced) params.emplace_back(std::move(*key), std::move(value));
+    }
+    return true;
+  }
+
+  std::optional<std::string> parse_key() {
+    if (at_end() || !(is_lcalpha(peek()) || peek() == '*')) return std::nullopt;
+    std::string key;
+    while (!at_end() && (is_lcalpha(peek()) || is_digit(peek()) ||
+                         std::string_view("_-.*").find(peek()) != std::string_view::npos)) {
+      key += text_[pos_++];
+    }
+    return key;
+  }
+
+  std::optional<BareItem> parse_bare_item() {
+    if (at_end()) return std::nullopt;
+    const char c = peek();
+    if (c == '-' || is_digit(c)) return parse_number();
+    if (c == '"') return parse_string();
+    if (c == '*' || is_alpha(c)) return parse_token();
+    if (c == ':') return parse_byte_sequence();
+    if (c == '?') return parse_boolean();
+    return std::nullopt;
+  }
+
+  // RFC 8941 §4.2.4: at most 15 digits for an Integer; 12 before and 3 after the point for a
+  // Decimal. The digits are summed by hand: no exceptions, no locale.
+  std::optional<BareItem> parse_number() {
+    const bool negative = consume('-');
+    if (at_end() || !is_digit(peek())) return std::nullopt;
+    std::int64_t value = 0;
+    std::size_t digits = 0;
+    while (!at_end() && is_digit(peek())) {
+      if (++digits > 15) return std::nullopt;
+      value = value * 10 + (text_[pos_++] - '0');
+    }
+    if (!consume('.')) return BareItem{negative ? -value : value};
+    if (digits > 12) return std::nullopt;
+    std::size_t fraction = 0;
+    while (!at_end() && is_digit(peek())) {
+      if (++fraction > 3) return std::nullopt;
+      ++pos_;
+    }
+    if (fraction == 0) return std::nullopt;
+    return BareItem{Decimal{}};
+  }
+
+  std::optional<BareItem> parse_string() {
+    ++pos_;  // the opening quote
+    std::string out;
+    while (!at_end()) {
+      const char c = text_[pos_++];
+      if (c == '"') return BareItem{std::move(out)};
+      if (c == '\\') {
+        if (at_end() || (peek() != '"' && peek() != '\\')) return std::nullopt;
+        out += text_[pos_++];
+      } else if (c < 0x20 || c > 0x7e) {
+        return std::nullopt;
+      } else {
+        out += c;
+      }
+    }
+    return std::nullopt;  // unterminated
+  }
+
+  std::optional<BareItem> parse_token() {
+    std::string out(1, text_[pos_++]);
+    while (!at_end() && (is_tchar(peek()) || peek() == ':' || peek() == '/')) out += text_[pos_++];
+    return BareItem{Token{std::move(out)}};
+  }
+
+  std::optional<BareItem> parse_byte_sequence() {
+    ++pos_;  // the opening colon
+    while (!at_end() && is_base64(peek())) ++pos_;
+    if (!consume(':')) return std::nullopt;
+    return BareItem{ByteSequence{}};
+  }
+
+  std::optional<BareItem> parse_boolean() {
+    ++pos_;  // '?'
+    if (consume('1')) return BareItem{true};
+    if (consume('0')) return BareItem{false};
+    return std::nullopt;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+// A non-negative Integer parameter; nullopt when absent or anything else.
+std::optional<std::int64_t> non_negative_integer(const BareItem* item) {
+  const std::int64_t* value = item ? std::get_if<std::int64_t>(item) : nullptr;
+  if (!value || *value < 0) return std::nullopt;
+  return *value;
+}
+
+// The values of every line of a field, joined as one List (RFC 9110 §5.3); nullopt when absent.
+std::optional<std::string> joined_field(const Headers& headers, std::string_view name) {
+  std::optional<std::string> joined;
+  for (const auto& [field, value] : headers) {
+    if (!iequals(field, name)) continue;
+    if (joined) {
+      *joined += ", ";
+      *joined += value;
+    } else {
+      joined = value;
+    }
+  }
+  return joined;
+}
+
+}  // namespace
+
+std::optional<std::vector<RateLimitPolicyHint>> parse_ratelimit_policy_hints(
+    std::string_view value) {
+  auto members = ListParser(value).parse();
+  if (!members) return std::nullopt;
+  std::vector<RateLimitPolicyHint> hints;
+  for (const Member& member : *members) {
+    const std::string* name = member.name();
+    const auto quota = non_negative_integer(member.param("q"));
+    if (!name || !quota) continue;
+    RateLimitPolicyHint hint{*name, *quota, std::nullopt, "requests"};
+    if (const BareItem* window = member.param("w")) {
+      const auto seconds = non_negative_integer(window);
+      if (!seconds || *seconds == 0) continue;
+      hint.window = seconds;
+    }
+    if (const BareItem* unit = member.param("qu")) {
+      const std::string* text = std::get_if<std::string>(unit);
+      if (!text) continue;
+      hint.quota_unit = *text;
+    }
+    hints.push_back(std::move(hint));
+  }
+  return hints;
+}
+
+std::optional<std::vector<RateLimitHint>> parse_ratelimit_hints(std::string_view value) {
+  auto members = ListParser(value).parse();
+  if (!members) return std::nullopt;
+  std::vector<RateLimitHint> hints;
+  for (const Member& member : *members) {
+    const std::string* name = member.name();
+    const auto remaining = non_negative_integer(member.param("r"));
+    if (!name || !remaining) continue;
+    RateLimitHint hint{*name, *remaining, std::nullopt};
+    if (const BareItem* reset = member.param("t")) {
+      hint.reset = non_negative_integer(reset);
+      if (!hint.reset) continue;
+    }
+    hints.push_back(std::move(hint));
+  }
+  return hints;
+}
+
+std::optional<PacingHint> pacing_hint(const Headers& headers) {
+  const auto limits_field = joined_field(headers, kRateLimitHeader);
+  if (!limits_field) return std::nullopt;
+  const auto limits = parse_ratelimit_hints(*limits_field);
+  if (!limits) return std::nullopt;
+  std::vector<RateLimitPolicyHint> policies;
+  if (const auto policy_field = joined_field(headers, kRateLimitPolicyHeader)) {
+    // A malformed RateLimit-Policy leaves the RateLimit members on their own: they still say
+    // what is left and when it resets, which is all the spacing needs.
+    if (auto parsed = parse_ratelimit_policy_hints(*policy_field)) policies = std::move(*parsed);
+  }
+
+  std::optional<PacingHint> chosen;
+  for (const RateLimitHint& limit : *limits) {
+    const RateLimitPolicyHint* policy = nullptr;
+    for (const RateLimitPolicyHint& candidate : policies) {
+      if (candidate.name == limit.name) policy = &candidate;
+    }
+    if (policy && policy->quota_unit != "requests") continue;
+    const std::optional<std::int64_t> reset_seconds =
+        limit.reset ? limit.reset : policy ? policy->window : std::nullopt;
+    if (!reset_seconds || *reset_seconds > kMaxHintSeconds) continue;
+
+    PacingHint hint;
+    hint.policy = limit.name;
+    hint.remaining = limit.remaining;
+    hint.reset = std::chrono::seconds(*reset_seconds);
+    // Rounded up: a spacing a microsecond short would spend the quota just before its reset.
+    // Both operands are bounded (reset by kMaxHintSeconds, remaining by 15 digits), so the sum
+    // cannot overflow.
+    hint.interval = limit.remaining == 0
+                        ? hint.reset
+                        : Duration{(hint.reset.count() + limit.remaining - 1) / limit.remaining};
+    if (!chosen || hint.interval > chosen->interval) chosen = std::move(hint);
+  }
+  return chosen;
+}
+
+}  // namespace pacing

@@ -1,0 +1,102 @@
+#pragma once
+// A result.json read into compact step series: what the charts, the teaching view and the CSV
+// export work from. No Qt here, so it is usable (and testable) without a display.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pacing::gui {
+
+/// A step function of time from its change points: v[i] holds from t[i] until t[i + 1].
+struct Steps {
+  std::vector<double> t;
+  std::vector<double> v;
+
+  /// The value in force at `time` (0 before the first change point).
+  double at(double time) const;
+  /// The value in force just before `time` (what a change at `time` replaced).
+  double before(double time) const;
+  /// The index of the last change point at or before `time`, or -1.
+  std::ptrdiff_t index_at(double time) const;
+  bool empty() const { return t.empty(); }
+  std::size_t size() const { return t.size(); }
+  double max_value() const;
+};
+
+/// One refusal of a request (429, 503, 405 with Retry-After), as the recorder saw it settle.
+struct Refusal {
+  double t = 0;
+  int status = 0;
+  std::optional<double> retry_after;  ///< seconds, when the answer had a usable Retry-After
+  std::uint32_t host = 0;             ///< index into RunData::hosts
+};
+
+/// One host or group of a run, with its step series.
+struct Entity {
+  std::string key;  ///< "host[:port]" or "*.domain"
+  bool group = false;
+  Steps in_flight, queued;
+  Steps interval;      ///< learned interval, seconds
+  Steps paused_until;  ///< the instant a pause ends (0 when none)
+  Steps completed;     ///< requests answered without refusal so far (hosts only, when recorded)
+  std::vector<Refusal> refusals;  ///< hosts only, when recorded
+  double starts = 0;              ///< attempts started (hosts only)
+};
+
+/// One queue of the core: one host with one set of limits, decoded from its key.
+struct Queue {
+  std::string key;
+  std::string host;
+  std::optional<int> cap;             ///< in-flight cap of the host in this queue
+  double rate_interval = 0;           ///< configured spacing (1 / perSecond), seconds; 0 = none
+  std::vector<std::string> groups;    ///< the groups it is in
+  Steps in_flight, queued;
+};
+
+/// The summary block of result.json.
+struct Summary {
+  double requests = 0, completed = 0, gave_up = 0, failed = 0, aborted = 0;
+  double refusals = 0, retries = 0, makespan = 0;
+  double p50 = 0, p95 = 0, p99 = 0;
+};
+
+/// One run's result, ready to chart.
+struct RunData {
+  std::string label;  ///< legend and table name (see label_runs)
+  std::string scenario, strategy;
+  std::uint64_t seed = 0;
+  Summary summary;
+  std::vector<std::shared_ptr<const Entity>> hosts;
+  std::vector<std::shared_ptr<const Entity>> groups;
+  std::vector<Queue> queues;
+  bool has_series = false;  ///< false for results written without step series
+
+  /// The last instant anything changed (at least the makespan).
+  double end_time() const;
+  /// The host or group with this key, or null.
+  const Entity* find(const std::string& key) const;
+};
+
+/// A result.json that does not have the expected shape; what() starts with the JSON Pointer.
+class ResultError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Reads a result.json document. Throws ResultError ("/pointer: message") on a bad shape.
+RunData read_run(const nlohmann::json& result);
+
+/// Names runs for legends: the strategy, with the scenario when runs differ in scenario, and the
+/// seed or a number when names would still repeat. Keeps labels already set.
+void label_runs(std::vector<RunData>& runs);
+
+/// True when `host` is under the group key `group` ("*.example.org" holds "a.example.org").
+bool group_contains(const std::string& group, const std::string& host);
+
+}  // namespace pacing::gui

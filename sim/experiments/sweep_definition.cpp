@@ -1,0 +1,116 @@
+#include "sim/experiments/sweep_definition.hpp"
+
+#include <charconv>
+#include <cstdio>
+
+namespace pacing::experiments {
+
+using sim::InputError;
+
+namespace {
+
+std::optional<std::size_t> parse_count(const std::string& text) {
+  std::size_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+constexpr int kManifestVersion = 1;
+
+}  // namespace
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const std::string where = "--shard " + text;
+  if (slash == std::string::npos) throw InputError(where + ": expected i/n (e.g. 0/4)");
+  const auto index = parse_count(text.substr(0, slash));
+  const auto count = parse_count(text.substr(slash + 1));
+  if (!index || !count) throw InputError(where + ": expected i/n with whole numbers (e.g. 0/4)");
+  if (*count == 0) throw InputError(where + ": n must be at least 1");
+  if (*index >= *count) throw InputError(where + ": i must be between 0 and n-1");
+  return {*index, *count};
+}
+
+Json SweepDefinition::to_manifest(const std::optional<Shard>& shard) const {
+  Json grid = Json::array();
+  for (const GridAxis& axis : axes) grid.push_back({{"pointer", axis.pointer}, {"values", axis.values}});
+  Json manifest{{"sweep", kManifestVersion},
+                {"scenario",
+                 {{"file", scenario_file},
+                  {"name", scenario_name},
+                  {"description", description},
+                  {"hash", document_hash}}},
+                {"grid", grid},
+                {"replications", replications},
+                {"strategy", strategy ? Json(*strategy) : Json()},
+                {"objective", objective ? Json(*objective) : Json()},
+                {"runs", runs()}};
+  if (shard) manifest["shard"] = {{"index", shard->index}, {"count", shard->count}};
+  return manifest;
+}
+
+Manifest parse_manifest(const Json& document, const std::string& file) {
+  Manifest m;
+  SweepDefinition& d = m.definition;
+  try {
+    if (document.at("sweep").get<int>() != kManifestVersion) {
+      throw InputError(file + ": /sweep: unknown manifest version");
+    }
+    const Json& scenario = document.at("scenario");
+    d.scenario_file = scenario.at("file").get<std::string>();
+    d.scenario_name = scenario.at("name").get<std::string>();
+    d.description = scenario.at("description").get<std::string>();
+    d.document_hash = scenario.at("hash").get<std::string>();
+    for (const Json& axis : document.at("grid")) {
+      GridAxis a;
+      a.pointer = axis.at("pointer").get<std::string>();
+      a.values = axis.at("values").get<std::vector<Json>>();
+      a.argument = a.pointer + "=";
+      for (std::size_t i = 0; i < a.values.size(); ++i) {
+        a.argument += (i ? "," : "") + value_text(a.values[i]);
+      }
+      if (a.values.empty()) throw InputError(file + ": /grid: an axis without values");
+      d.axes.push_back(std::move(a));
+    }
+    d.replications = document.at("replications").get<std::size_t>();
+    if (d.replications == 0) throw InputError(file + ": /replications: must be at least 1");
+    if (!document.at("strategy").is_null()) d.strategy = document["strategy"].get<std::string>();
+    if (!document.at("objective").is_null()) d.objective = document["objective"].get<std::string>();
+    if (document.at("runs").get<std::size_t>() != d.runs()) {
+      throw InputError(file + ": /runs: does not match the grid and replications");
+    }
+    if (document.contains("shard")) {
+      const std::string text = std::to_string(document["shard"].at("index").get<std::size_t>()) +
+                               "/" + std::to_string(document["shard"].at("count").get<std::size_t>());
+      try {
+        m.shard = parse_shard(text);
+      } catch (const InputError&) {
+        throw InputError(file + ": /shard: " + text + " is not a shard (i/n, 0 <= i < n)");
+      }
+    }
+  } catch (const sim::Json::exception& e) {
+    throw InputError(file + ": not a sweep manifest (" + e.what() + ")");
+  }
+  return m;
+}
+
+bool same_sweep(const SweepDefinition& a, const SweepDefinition& b) {
+  Json left = a.to_manifest(), right = b.to_manifest();
+  left["scenario"].erase("file");
+  right["scenario"].erase("file");
+  return left == right;
+}
+
+std::string document_hash(const Json& document) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : document.dump()) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+}  // namespace pacing::experiments

@@ -1,0 +1,51 @@
+#pragma once
+// A sweep made ready to run: every combination's scenario built and validated up front, so that
+// bad input is refused before any run starts and before anything is written.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/experiments/sweep_definition.hpp"
+#include "sim/scenario.hpp"
+
+namespace pacing::experiments {
+
+/// What `pacing-lab sweep` was asked for.
+struct SweepRequest {
+  std::filesystem::path scenario_file;
+  std::vector<std::string> sets;  ///< --set overrides applied before the grid
+  std::vector<std::string> grid;  ///< --grid arguments
+  std::size_t replications = 1;
+  std::optional<std::string> strategy;
+  std::optional<std::string> objective;
+};
+
+/// One run of a sweep.
+struct RunSpec {
+  std::size_t run = 0;
+  std::size_t combination = 0;
+  std::size_t replication = 0;
+  std::uint64_t seed = 0;  ///< the combination's scenario seed + the replication index
+};
+
+struct SweepPlan {
+  SweepDefinition definition;
+  std::vector<sim::Scenario> scenarios;  ///< one per combination, in combination order
+
+  RunSpec run(std::size_t index) const;
+};
+
+/// Reads the scenario, applies --set, parses the grid and checks every value of every axis, then
+/// every combination, against scenario validation. Throws InputError naming the offending
+/// argument (--grid, --replications, --strategy, --objective) and, for a value the scenario
+/// refuses, the scenario's own message ("FILE: /pointer: message").
+SweepPlan plan_sweep(const SweepRequest& request);
+
+/// The same from an already parsed document (`file` names it and anchors relative paths).
+SweepPlan plan_sweep(const sim::Json& document, const SweepRequest& request);
+
+}  // namespace pacing::experiments
