@@ -133,13 +133,30 @@ void MockServers::serve(sim::ServerHost& host, const void* request, void* respon
     pending->ready.wait(lock, [&] { return pending->reply || pending->cancelled; });
     reply = std::move(pending->reply);
   }
-  {
+  if (!reply || reply->fault != sim::Reply::Fault::stall) {
     std::lock_guard lock(mutex_);
-    waiting_.erase(pending);
+    waiting_.erase(pending);  // a stalled reply stays registered so stop() can end it
   }
   if (!reply) {
     res.status = 503;
     return;
+  }
+  switch (reply->fault) {
+    case sim::Reply::Fault::stall: {
+      // Hold the connection without a byte of response until stop: the client times out.
+      std::unique_lock lock(pending->mutex);
+      pending->ready.wait(lock, [&] { return pending->cancelled; });
+      lock.unlock();
+      std::lock_guard registry(mutex_);
+      waiting_.erase(pending);
+      res.status = 503;
+      return;
+    }
+    case sim::Reply::Fault::reset:  // cpp-httplib gives handlers no socket to reset: the
+    case sim::Reply::Fault::malformed:  // closest it can send is a status line no client parses
+      res.status = 1000;
+      return;
+    case sim::Reply::Fault::none: break;
   }
   res.status = reply->status;
   std::string content_type = "text/plain";

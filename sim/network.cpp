@@ -66,9 +66,21 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
   clock_.schedule(now + one_way, [this, host, id, one_way, request = std::move(request)]() mutable {
     host->handle(std::move(request), [this, id, one_way](const Reply& reply) {
       AttemptResult r;
-      r.response.status = reply.status;
-      r.response.headers = reply.headers;
-      r.response.body = reply.body;
+      switch (reply.fault) {
+        case Reply::Fault::stall: return;  // the client's timeout ends it
+        case Reply::Fault::reset:
+          r.kind = AttemptResult::Kind::network;
+          r.error = "connection reset";
+          break;
+        case Reply::Fault::malformed:
+          r.kind = AttemptResult::Kind::network;
+          r.error = "malformed response";
+          break;
+        case Reply::Fault::none:
+          r.response.status = reply.status;
+          r.response.headers = reply.headers;
+          r.response.body = reply.body;
+      }
       clock_.schedule(clock_.now() + one_way, [this, id, r = std::move(r)]() mutable {
         settle(id, std::move(r));
       });

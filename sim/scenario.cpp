@@ -260,6 +260,18 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
         if (!hr.ok()) continue;
         if (auto l = hr.distribution("latency")) server.latency = *l;
         if (auto p = hr.number("network_failure", 0, 1)) server.network_failure = *p;
+        if (const Json* fault = hr.raw("fault")) {
+          ObjectReader fr(*fault, hr.pointer("fault"), d);
+          if (auto kind = fr.string("kind", true)) {
+            using Fault = Reply::Fault;
+            if (*kind == "reset") server.fault.kind = Fault::reset;
+            else if (*kind == "stall") server.fault.kind = Fault::stall;
+            else if (*kind == "malformed") server.fault.kind = Fault::malformed;
+            else d.add(fr.pointer("kind"), "must be reset, stall or malformed");
+          }
+          server.fault.probability = fr.number("probability", 0, 1).value_or(1.0);
+          fr.finish();
+        }
         make_model(spec, pointer, d, env, kServerHostKeys);
         if (const Json* paths = hr.raw("paths")) {
           ObjectReader pr(*paths, hr.pointer("paths"), d);

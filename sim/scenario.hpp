@@ -15,6 +15,7 @@
 
 #include "core/settings.hpp"
 #include "sim/json_input.hpp"
+#include "sim/server_host.hpp"
 #include "sim/strategies/comunica.hpp"
 
 namespace pacing::sim {
@@ -63,13 +64,14 @@ struct ClientSpec {
 };
 
 /// Keys of a server's object that belong to the hosting server, not to its model.
-inline const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure"};
+inline const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure", "fault"};
 
 struct ServerSpec {
   Json spec;  ///< the model's object as written (validated), rebuilt for every run
   std::string pointer;
   Distribution latency;
   double network_failure = 0;
+  FaultSpec fault;
 };
 
 struct Scenario {

@@ -8,8 +8,8 @@
 namespace pacing::sim {
 
 ServerHost::ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model,
-                       std::vector<Route> paths)
-    : clock_(clock), rng_(rng), model_(std::move(model)), paths_(std::move(paths)) {
+                       std::vector<Route> paths, FaultSpec fault)
+    : clock_(clock), rng_(rng), fault_(fault), model_(std::move(model)), paths_(std::move(paths)) {
   std::stable_sort(paths_.begin(), paths_.end(), [](const Route& a, const Route& b) {
     return a.prefix.size() > b.prefix.size();
   });
@@ -60,7 +60,12 @@ void ServerHost::serve(ServerModel& model, std::uint64_t id, const Reply& reply,
   ++serving_;
   clock_.schedule(clock_.now() + reply.service, [this, &model, id, reply, respond] {
     --serving_;
-    respond(reply);
+    Reply sent = reply;
+    if (fault_.probability > 0 &&
+        std::uniform_real_distribution<double>(0, 1)(rng_) < fault_.probability) {
+      sent.fault = fault_.kind;
+    }
+    respond(sent);
     admit(model, model.finish(clock_.now(), id, rng_));
   });
 }
@@ -79,7 +84,8 @@ std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std
     }
   }
   if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));
-  return std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes));
+  return std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes),
+                                      server.fault);
 }
 
 }  // namespace pacing::sim

@@ -15,6 +15,13 @@
 
 namespace pacing::sim {
 
+/// Faults a server injects: with `probability`, a reply becomes `kind` (connection reset, a
+/// stall that never completes, or a malformed response).
+struct FaultSpec {
+  Reply::Fault kind = Reply::Fault::none;
+  double probability = 0;
+};
+
 /// A server: a model for its paths, longest prefix first, and one for the rest.
 class ServerHost {
  public:
@@ -25,7 +32,8 @@ class ServerHost {
   /// Called once when the reply's headers go out (never for a reply that never comes).
   using Respond = std::function<void(const Reply&)>;
 
-  ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths);
+  ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths,
+             FaultSpec fault = {});
 
   /// A request arrives now.
   void handle(ModelRequest request, Respond respond);
@@ -40,6 +48,7 @@ class ServerHost {
 
   Clock& clock_;
   Rng& rng_;
+  FaultSpec fault_;
   std::unique_ptr<ServerModel> model_;
   std::vector<Route> paths_;  // longest prefix first
   struct Waiting {

@@ -37,6 +37,8 @@ struct Reply {
   std::string body;
   Duration service{0};  ///< time from admission to sending the headers
   bool never = false;   ///< the server never answers (the client times out)
+  /// A transport fault instead of this reply (set by the hosting server, not by models).
+  enum class Fault { none, reset, stall, malformed } fault = Fault::none;
 };
 
 /// The fate of an arriving request: answered (after its service time), or waiting until the

@@ -138,3 +138,25 @@ TEST(LiveRun, NeverAnsweringServerCostsATimeoutNotAHang) {
 
 }  // namespace
 }  // namespace pacing::live
+
+namespace pacing::live {
+namespace {
+
+// Faults cost the client one failed attempt each, never a stuck slot or a hung run.
+TEST(LiveRun, FaultsCostOneFailedAttemptEach) {
+  for (const char* kind : {"malformed", "stall", "reset"}) {
+    SCOPED_TRACE(kind);
+    auto s = scenario(std::string(R"({"name": "fault", "until": 10,
+        "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}],
+                              "fault": {"kind": ")") + kind + R"(", "probability": 1}}},
+        "client": {"timeout": 0.3, "hosts": {"a.org": {"inFlight": 1}}},
+        "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]})");
+    sim::RunOutcome out = run_live(s, {});
+    EXPECT_EQ(out.result["summary"]["failed"], 3);
+    EXPECT_TRUE(out.violations.empty());
+    EXPECT_LT(out.result["summary"]["makespan"].get<double>(), 2.0);
+  }
+}
+
+}  // namespace
+}  // namespace pacing::live

@@ -172,3 +172,22 @@ TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
 
 }  // namespace
 }  // namespace pacing::sim
+
+namespace pacing::sim {
+namespace {
+
+TEST(Runner, FaultsAreNetworkFailuresOrTimeouts) {
+  for (const char* kind : {"reset", "malformed", "stall"}) {
+    RunOutcome out = run_scenario(scenario(std::string(R"({"name": "f",
+      "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}], "latency": 0.1,
+                            "fault": {"kind": ")") + kind + R"("}}},
+      "client": {"timeout": 2},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]})"));
+    EXPECT_EQ(out.result["summary"]["failed"], 1) << kind;
+    // reset and malformed arrive with the reply (0.1 s); a stall ends at the timeout (2 s).
+    EXPECT_EQ(out.result["summary"]["makespan"], std::string(kind) == "stall" ? 2.0 : 0.1) << kind;
+  }
+}
+
+}  // namespace
+}  // namespace pacing::sim
