@@ -226,21 +226,25 @@ struct Engine::Impl {
 
   // ---- starting ----------------------------------------------------------------------------
 
-  /// The earliest instant the entity's RateLimit hint lets it start: its interval after the last
-  /// start, or the reset when nothing remains. Never after the reset, since the hint lapses then:
-  /// so an expired hint needs no clean-up (its bound is in the past).
-  static Instant hint_bound(const Entity& e) {
+  /// The earliest instant the entity's RateLimit hint lets it start, as of `now`: within the
+  /// hint's window, its interval after the last start (or the reset when nothing remains); once
+  /// the window has reset, the policy's sustained pace after the last start, so that what waited
+  /// for the reset does not start in one burst.
+  static Instant hint_bound(const Entity& e, Instant now) {
     if (e.hint_reset == kLongAgo) return kLongAgo;
-    if (e.hint_exhausted) return e.hint_reset;
-    return std::min(e.last_start + e.hint_interval, e.hint_reset);
+    if (now < e.hint_reset) {
+      if (e.hint_exhausted) return e.hint_reset;
+      return std::min(e.last_start + e.hint_interval, e.hint_reset);
+    }
+    return e.hint_steady > Duration::zero() ? e.last_start + e.hint_steady : kLongAgo;
   }
 
   /// The earliest instant the queue's head may start as far as pauses and intervals go.
-  static Instant eligible_at(const Queue& q) {
+  static Instant eligible_at(const Queue& q, Instant now) {
     Instant at = kLongAgo;
     for (const Constraint& c : q.constraints) {
       at = std::max(at, c.entity->paused_until);
-      at = std::max(at, hint_bound(*c.entity));
+      at = std::max(at, hint_bound(*c.entity, now));
       if (c.entity->learned > Duration::zero()) at = std::max(at, c.entity->last_start + c.entity->learned);
       if (c.rate) at = std::max(at, c.rate->last_start + c.interval);
     }
@@ -249,7 +253,7 @@ struct Engine::Impl {
 
   /// Starts the queue's head if everything allows it now; otherwise places the queue where it waits.
   bool try_start(Queue& q, Instant now) {
-    if (Instant at = eligible_at(q); at > now) {
+    if (Instant at = eligible_at(q, now); at > now) {
       q.placement = Placement::timed;
       timed.push({at, ++timed_order, q.id, ++q.version});
       return false;
@@ -450,12 +454,13 @@ struct Engine::Impl {
   /// Replaces the host's hint with the one a response just brought (its reset counts from now,
   /// when the response arrived: a little later than the server meant, so on the safe side).
   void follow_hint(Entity& host, const PacingHint& hint, Instant now) {
-    const Instant bound_before = hint_bound(host);
+    const Instant bound_before = hint_bound(host, now);
     host.hint_interval = hint.interval;
     host.hint_reset = now + hint.reset;
     host.hint_exhausted = hint.remaining == 0;
+    host.hint_steady = hint.steady;
     notify(host);
-    if (hint_bound(host) < bound_before) retime(host);
+    if (hint_bound(host, now) < bound_before) retime(host);
   }
 
   /// Forgets a hint (invalidate()).
@@ -463,6 +468,7 @@ struct Engine::Impl {
     e.hint_interval = Duration::zero();
     e.hint_reset = kLongAgo;
     e.hint_exhausted = false;
+    e.hint_steady = Duration::zero();
   }
 
   void on_settled(std::uint64_t aid, AttemptResult result) {

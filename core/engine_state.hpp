@@ -34,6 +34,8 @@ struct Entity {
   Instant hint_reset = kLongAgo;
   /// The hint said nothing remains (r = 0): no start before `hint_reset`.
   bool hint_exhausted = false;
+  /// After the reset: the policy's sustained pace, kept until a fresh hint (zero: none).
+  Duration hint_steady{0};
   std::size_t in_flight = 0;
   std::size_t queued = 0;
   std::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait

@@ -44,9 +44,7 @@ bool is_tchar(char c) {
   return is_alpha(c) || is_digit(c) ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
-bool is_base64(char c) {
-  return is_alpha(c) || is_digit(c) || c == '+' || c == '/' || c == '=';
-}
+bool is_base64(char c) { return is_alpha(c) || is_digit(c) || c == '+' || c == '/' || c == '='; }
 
 class ListParser {
  public:
@@ -304,8 +302,9 @@ std::optional<PacingHint> pacing_hint(const Headers& headers) {
       if (candidate.name == limit.name) policy = &candidate;
     }
     if (policy && policy->quota_unit != "requests") continue;
-    const std::optional<std::int64_t> reset_seconds =
-        limit.reset ? limit.reset : policy ? policy->window : std::nullopt;
+    const std::optional<std::int64_t> reset_seconds = limit.reset ? limit.reset
+                                                      : policy    ? policy->window
+                                                                  : std::nullopt;
     if (!reset_seconds || *reset_seconds > kMaxHintSeconds) continue;
 
     PacingHint hint;
@@ -318,6 +317,10 @@ std::optional<PacingHint> pacing_hint(const Headers& headers) {
     hint.interval = limit.remaining == 0
                         ? hint.reset
                         : Duration{(hint.reset.count() + limit.remaining - 1) / limit.remaining};
+    if (policy && policy->quota > 0 && policy->window && *policy->window <= kMaxHintSeconds) {
+      const std::int64_t window = std::chrono::microseconds(std::chrono::seconds(*policy->window)).count();
+      hint.steady = Duration{(window + policy->quota - 1) / policy->quota};
+    }
     if (!chosen || hint.interval > chosen->interval) chosen = std::move(hint);
   }
   return chosen;

@@ -51,6 +51,10 @@ struct PacingHint {
   /// `reset / remaining`, rounded up to whole microseconds so that the quota is never spent
   /// early; `reset` itself when nothing remains.
   Duration interval{0};
+  /// The policy's sustained pace, `w / q` (rounded up), when RateLimit-Policy names both: after
+  /// the reset the quota is whole again, and starting all that waited at once would spend it in
+  /// a burst. Zero when unknown.
+  Duration steady{0};
   bool operator==(const PacingHint&) const = default;
 };
 

@@ -1,13 +1,12 @@
 // Hint-aware pacing: the RateLimit-Policy / RateLimit parser, and the engine spacing a host's
 // starts so that its remaining quota lasts until its reset (EngineSettings::hints).
 
-#include "core/ratelimit_hints.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "core/ratelimit_hints.hpp"
 #include "sim/models/ratelimit_headers.hpp"
 #include "tests/core/harness.hpp"
 
@@ -35,28 +34,27 @@ TEST(RateLimitHintParser, ParsesEveryMemberOfAList) {
 }
 
 TEST(RateLimitHintParser, LastOfDuplicateParametersWins) {
-  EXPECT_EQ(parse_ratelimit_hints(R"("a";r=1;t=9;r=2)"),
-            (std::vector<RateLimitHint>{{"a", 2, 9}}));
+  EXPECT_EQ(parse_ratelimit_hints(R"("a";r=1;t=9;r=2)"), (std::vector<RateLimitHint>{{"a", 2, 9}}));
 }
 
 TEST(RateLimitHintParser, IgnoresAFieldThatIsNotAList) {
   for (const char* value : {
-           R"("a";r=1;t=5,)",                    // a trailing comma
-           R"("a";r=1;t=5;)",                    // a dangling semicolon
-           R"("a";r=;t=5)",                      // a parameter without its value
-           R"("a";R=1;t=5)",                     // keys are lowercase
-           R"("a;r=1;t=5)",                      // an unterminated string
-           R"("a\n";r=1)",                       // a bad escape
-           R"("a";r=1234567890123456)",          // 16 digits
-           R"("a";r=1.2345)",                    // 4 decimals
-           R"("a";r=1.)",                        // no decimals
-           R"("a";r=1 "b";r=2)",                 // no comma between members
-           R"(("a" "b";r=1)",                    // an unterminated inner list
-           R"(:abc)",                            // an unterminated byte sequence
-           R"(?2)",                              // not a boolean
-           R"(, "a";r=1)",                       // nothing before the comma
-           "\"a\xff\";r=1",                      // not ASCII
-           R"(@1700000000)",                     // a Date: RFC 9651, not RFC 8941
+           R"("a";r=1;t=5,)",            // a trailing comma
+           R"("a";r=1;t=5;)",            // a dangling semicolon
+           R"("a";r=;t=5)",              // a parameter without its value
+           R"("a";R=1;t=5)",             // keys are lowercase
+           R"("a;r=1;t=5)",              // an unterminated string
+           R"("a\n";r=1)",               // a bad escape
+           R"("a";r=1234567890123456)",  // 16 digits
+           R"("a";r=1.2345)",            // 4 decimals
+           R"("a";r=1.)",                // no decimals
+           R"("a";r=1 "b";r=2)",         // no comma between members
+           R"(("a" "b";r=1)",            // an unterminated inner list
+           R"(:abc)",                    // an unterminated byte sequence
+           R"(?2)",                      // not a boolean
+           R"(, "a";r=1)",               // nothing before the comma
+           "\"a\xff\";r=1",              // not ASCII
+           R"(@1700000000)",             // a Date: RFC 9651, not RFC 8941
        }) {
     EXPECT_EQ(parse_ratelimit_hints(value), std::nullopt) << value;
     EXPECT_EQ(parse_ratelimit_policy_hints(value), std::nullopt) << value;
@@ -90,9 +88,11 @@ TEST(RateLimitHintParser, ReadsWhatThePolicyServerFormats) {
                   {item.name, item.quota, item.window, item.quota_unit.value_or("requests")}}))
         << text;
   }
-  const std::vector<sim::RateLimitItem> limits = {
-      {"free-calls", 3, 42}, {"free-calls", 0, 6}, {"banned", 0, std::nullopt},
-      {R"(odd "name" \ here)", 0, 0}, {"big", 999'999'999'999'999, 1}};
+  const std::vector<sim::RateLimitItem> limits = {{"free-calls", 3, 42},
+                                                  {"free-calls", 0, 6},
+                                                  {"banned", 0, std::nullopt},
+                                                  {R"(odd "name" \ here)", 0, 0},
+                                                  {"big", 999'999'999'999'999, 1}};
   for (const sim::RateLimitItem& item : limits) {
     const std::string text = sim::format_ratelimit(item);
     EXPECT_EQ(parse_ratelimit_hints(text),
@@ -112,7 +112,7 @@ Headers fields(std::string policy, std::string limit) {
 
 TEST(RateLimitPacingHint, SpreadsTheRemainingQuotaOverItsReset) {
   EXPECT_EQ(pacing_hint(fields(R"("free-calls";q=10;w=60)", R"("free-calls";r=3;t=42)")),
-            (PacingHint{"free-calls", 3, 42s, 14s}));
+            (PacingHint{"free-calls", 3, 42s, 14s, 6s}));
   // Rounded up to whole microseconds: 10 s / 3 = 3.333333(3) s.
   EXPECT_EQ(pacing_hint(fields("", R"("p";r=3;t=10)")).value().interval, Duration{3'333'334});
   // Nothing left: wait for the reset.
@@ -125,11 +125,10 @@ TEST(RateLimitPacingHint, FollowsThePolicyNamedInRateLimit) {
   // Several policies are listed; RateLimit names the one in force, whose unit counts.
   const std::string policies = R"("calls";q=10;w=60, "weight";q=600;w=60;qu="weight")";
   EXPECT_EQ(pacing_hint(fields(policies, R"("calls";r=5;t=30)")),
-            (PacingHint{"calls", 5, 30s, 6s}));
+            (PacingHint{"calls", 5, 30s, 6s, 6s}));
   // The core counts requests: a quota of weight cannot be turned into a spacing of requests.
   EXPECT_EQ(pacing_hint(fields(policies, R"("weight";r=5;t=30)")), std::nullopt);
-  EXPECT_EQ(pacing_hint(fields(R"("p";q=9;qu="content-bytes")", R"("p";r=5;t=30)")),
-            std::nullopt);
+  EXPECT_EQ(pacing_hint(fields(R"("p";q=9;qu="content-bytes")", R"("p";r=5;t=30)")), std::nullopt);
   // A policy named in RateLimit but not listed counts requests.
   EXPECT_EQ(pacing_hint(fields(policies, R"("other";r=5;t=30)")).value().interval, 6s);
 }
@@ -143,7 +142,7 @@ TEST(RateLimitPacingHint, TakesTheLongestIntervalOfSeveralLimits) {
 }
 
 TEST(RateLimitPacingHint, UsesThePolicyWindowWhenRateLimitHasNoReset) {
-  EXPECT_EQ(pacing_hint(fields(R"("p";q=10;w=60)", R"("p";r=4)")), (PacingHint{"p", 4, 60s, 15s}));
+  EXPECT_EQ(pacing_hint(fields(R"("p";q=10;w=60)", R"("p";r=4)")), (PacingHint{"p", 4, 60s, 15s, 6s}));
   // Neither `t` nor a window: nothing to spread the quota over.
   EXPECT_EQ(pacing_hint(fields(R"("p";q=10)", R"("p";r=4)")), std::nullopt);
   EXPECT_EQ(pacing_hint(fields("", R"("p";r=4)")), std::nullopt);
@@ -172,19 +171,21 @@ TEST(RateLimitPacingHint, JoinsTheLinesOfAFieldWhateverTheirCase) {
 TEST(RateLimitPacingHint, ReadsThePolicyServersResponses) {
   // As the policy model answers: one RateLimit-Policy and one RateLimit for the limiter closest
   // to refusing.
-  Headers served = {{"Content-Type", "application/json"},
-                    {std::string(sim::kRateLimitPolicyField),
-                     sim::format_ratelimit_policy({"free-calls", 10, 60, std::nullopt})},
-                    {std::string(sim::kRateLimitField), sim::format_ratelimit({"free-calls", 4, 36})}};
-  EXPECT_EQ(pacing_hint(served), (PacingHint{"free-calls", 4, 36s, 9s}));
+  Headers served = {
+      {"Content-Type", "application/json"},
+      {std::string(sim::kRateLimitPolicyField),
+       sim::format_ratelimit_policy({"free-calls", 10, 60, std::nullopt})},
+      {std::string(sim::kRateLimitField), sim::format_ratelimit({"free-calls", 4, 36})}};
+  EXPECT_EQ(pacing_hint(served), (PacingHint{"free-calls", 4, 36s, 9s, 6s}));
   served = {{std::string(sim::kRateLimitPolicyField),
              sim::format_ratelimit_policy({"paid-weight", 600, 60, "weight"})},
             {std::string(sim::kRateLimitField), sim::format_ratelimit({"paid-weight", 590, 1})}};
   EXPECT_EQ(pacing_hint(served), std::nullopt);
   // A ban: no reset to wait for.
-  served = {{std::string(sim::kRateLimitPolicyField),
-             sim::format_ratelimit_policy({"banned", 0, 1, std::nullopt})},
-            {std::string(sim::kRateLimitField), sim::format_ratelimit({"banned", 0, std::nullopt})}};
+  served = {
+      {std::string(sim::kRateLimitPolicyField),
+       sim::format_ratelimit_policy({"banned", 0, 1, std::nullopt})},
+      {std::string(sim::kRateLimitField), sim::format_ratelimit({"banned", 0, std::nullopt})}};
   EXPECT_EQ(pacing_hint(served), (PacingHint{"banned", 0, 1s, 1s}));
 }
 
@@ -271,10 +272,11 @@ TEST_F(Hints, NewerHintReplacesOlder) {
 }
 
 TEST_F(Hints, HintExpiresWithItsWindow) {
-  // r = 1 over 10 s: the second start waits 10 s. Its answer has no hint, and the window ends at
-  // 10.1 s (10 s after the hint arrived): the hint lapses then, so the third request starts at
-  // 10.1 s rather than 10 s after the second start, and a fourth at once.
-  answer_requests({{100ms, hinted(R"("p";r=1;t=10)")}});
+  // r = 1 over 10 s, with no RateLimit-Policy: the second start waits 10 s. Its answer has no
+  // hint, and the window ends at 10.1 s (10 s after the hint arrived): the hint lapses then, so
+  // the third request starts at 10.1 s rather than 10 s after the second start, and a fourth at
+  // once.
+  answer_requests({{100ms, reply(200, {{"RateLimit", R"("p";r=1;t=10)"}})}});
   get(kUrl);
   get_at(500ms, kUrl);
   get_at(10'050ms, kUrl);
@@ -283,13 +285,24 @@ TEST_F(Hints, HintExpiresWithItsWindow) {
   EXPECT_EQ(starts_at(), (Instants{at(0s), at(10s), at(10'100ms), at(11s)}));
 }
 
+TEST_F(Hints, AfterTheResetThePolicysSustainedPaceHolds) {
+  // The same, with the policy known (q=100 per w=100 s: 1 s apart): once the window resets,
+  // what waited does not start in one burst but at the policy's pace, 1 s after the last start.
+  answer_requests({{100ms, hinted(R"("p";r=1;t=10)")}});
+  get(kUrl);
+  get_at(500ms, kUrl);
+  get_at(10'050ms, kUrl);
+  get_at(10'060ms, kUrl);
+  clock.run();
+  EXPECT_EQ(starts_at(), (Instants{at(0s), at(10s), at(11s), at(12s)}));
+}
+
 TEST_F(Hints, RetryAfterTakesPrecedenceOverHint) {
   // The hint in force allows a start a second after the last; the 429 with Retry-After 5 pauses
   // the host until 6.1 s all the same, and its own hint (nothing left for 60 s) is not followed:
   // the retry starts when the pause ends. The earlier hint still spaces the next start.
-  answer_requests(
-      {{100ms, hinted(R"("p";r=10;t=10)")},
-       {100ms, hinted(R"("p";r=0;t=60)", 429, {{"Retry-After", "5"}})}});
+  answer_requests({{100ms, hinted(R"("p";r=10;t=10)")},
+                   {100ms, hinted(R"("p";r=0;t=60)", 429, {{"Retry-After", "5"}})}});
   get(kUrl);
   get_at(200ms, kUrl);
   get_at(6'150ms, kUrl);
