@@ -44,8 +44,10 @@ TEST(RateLimitHeaders, ParsesWhatItFormats) {
 TEST(RateLimitHeaders, ParsesListsParametersAndBlanks) {
   auto policies = parse_ratelimit_policy(
       R"("burst";q=100;w=60,  "daily";q=1000;w=86400;pk=:YWJj:;qu="requests")");
-  // A byte sequence (pk) is not supported: the field as a whole is refused, as RFC 8941 asks.
-  EXPECT_EQ(policies, std::nullopt);
+  // A byte sequence parameter (pk, the draft's partition key) is valid RFC 8941: read past it.
+  ASSERT_TRUE(policies);
+  EXPECT_EQ(policies->size(), 2u);
+  EXPECT_EQ(policies->at(1).quota_unit, "requests");
   policies = parse_ratelimit_policy(R"( "burst";q=100;w=60,	"daily";q=1000;w=86400;x;y=?1 )");
   ASSERT_TRUE(policies);
   ASSERT_EQ(policies->size(), 2u);
