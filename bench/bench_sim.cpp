@@ -3,6 +3,7 @@
 //   bench_sim            a readable table
 //   bench_sim --json     {"events":…,"sim_seconds":…,"bare_seconds":…}
 //   bench_sim --write F  writes the scenario to F (for `pacing-lab run F`)
+//   bench_sim --small    100 hosts x 200 requests (for instruction counts under callgrind)
 
 #include <chrono>
 #include <cstdio>
@@ -53,7 +54,8 @@ double bare_loop(std::uint64_t events) {
 
 int main(int argc, char** argv) {
   bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
-  pacing::sim::Json doc = pacing::bench::big_scenario();
+  const bool small = argc > 1 && std::strcmp(argv[1], "--small") == 0;
+  pacing::sim::Json doc = small ? pacing::bench::big_scenario(100, 200) : pacing::bench::big_scenario();
   if (argc > 2 && std::strcmp(argv[1], "--write") == 0) {
     std::ofstream(argv[2]) << doc.dump(1) << "\n";
     return 0;
@@ -72,8 +74,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto& s = out.result["summary"];
-  std::printf("workload: %d requests over 1000 hosts (kgf, qlever, dbpedia, sequence), throttle\n",
-              s["requests"].get<int>());
+  std::printf("workload: %d requests over %zu hosts (kgf, qlever, dbpedia, sequence), throttle\n",
+              s["requests"].get<int>(), scenario.servers.size());
   std::printf("  completed %d, refusals %d, makespan %.2f s virtual, invariants %s\n",
               s["completed"].get<int>(), s["refusals"].get<int>(), s["makespan"].get<double>(),
               out.violations.empty() ? "held" : "BROKEN");

@@ -31,12 +31,11 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
   open.on_settled = std::move(on_settled);
   const Instant now = clock_.now();
   if (timeout_ > Duration::zero()) {
-    open.timeout_timer = clock_.schedule(now + timeout_, [this, id] {
-      AttemptResult r;
-      r.kind = AttemptResult::Kind::timeout;
-      r.error = "timeout";
-      settle(id, std::move(r));
-    });
+    deadlines_.emplace_back(now + timeout_, id);
+    if (!timeout_timer_armed_) {
+      timeout_timer_armed_ = true;
+      clock_.schedule(now + timeout_, [this] { expire_timeouts(); });
+    }
   }
   auto it = servers_.find(std::string(attempt.authority));
   if (it == servers_.end()) {
@@ -89,16 +88,29 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
 }
 
 void SimNetwork::abandon(std::uint64_t attempt_id) {
-  auto it = open_.find(attempt_id);
-  if (it == open_.end()) return;
-  clock_.cancel(it->second.timeout_timer);
-  open_.erase(it);
+  open_.erase(attempt_id);  // its deadline entry is skipped when it comes
+}
+
+void SimNetwork::expire_timeouts() {
+  timeout_timer_armed_ = false;
+  const Instant now = clock_.now();
+  while (!deadlines_.empty() && deadlines_.front().first <= now) {
+    const std::uint64_t id = deadlines_.front().second;
+    deadlines_.pop_front();
+    AttemptResult r;
+    r.kind = AttemptResult::Kind::timeout;
+    r.error = "timeout";
+    settle(id, std::move(r));  // nothing when it settled already
+  }
+  if (!deadlines_.empty()) {
+    timeout_timer_armed_ = true;
+    clock_.schedule(deadlines_.front().first, [this] { expire_timeouts(); });
+  }
 }
 
 void SimNetwork::settle(std::uint64_t attempt_id, AttemptResult result) {
   auto it = open_.find(attempt_id);
   if (it == open_.end()) return;  // timed out, abandoned, or already settled
-  clock_.cancel(it->second.timeout_timer);
   SettledHandler handler = std::move(it->second.on_settled);
   open_.erase(it);
   handler(std::move(result));

@@ -3,6 +3,7 @@
 // latency per server, an optional failure probability and the client's request timeout. No
 // connection cap of its own (HTTP/2 carries any number of requests).
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,15 +36,21 @@ class SimNetwork final : public Transport {
   };
   struct Open {
     SettledHandler on_settled;
-    Clock::TimerId timeout_timer = 0;
   };
   void settle(std::uint64_t attempt_id, AttemptResult result);
+  /// Times out the attempts whose deadline has come, then waits for the next deadline.
+  void expire_timeouts();
 
   Scheduler& clock_;
   Rng& rng_;
   Duration timeout_;
   std::unordered_map<std::string, Server> servers_;
   std::unordered_map<std::uint64_t, Open> open_;
+  // Every attempt has the same timeout, so deadlines come in the order attempts were sent: a
+  // FIFO and one timer replace a timer per attempt (which would crowd the event heap with
+  // cancelled entries, one per attempt, for a whole timeout).
+  std::deque<std::pair<Instant, std::uint64_t>> deadlines_;
+  bool timeout_timer_armed_ = false;
 };
 
 /// The address every simulated client has unless its query names another.
