@@ -1,0 +1,204 @@
+// What the engine does with an answer: learning from refusals and hints, retries, completion.
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/engine_impl.hpp"
+#include "core/retry_after.hpp"
+
+namespace pacing {
+
+using namespace detail;
+
+void Engine::Impl::enqueue(Queue& q, Pending& p) {
+  p.state = RequestState::waiting;
+  q.waiting.emplace(p.seq, &p);
+  for (Constraint& c : q.constraints) ++c.entity->queued;
+  // The queue's head changed (or it had none): it must be placed again under its new head.
+  if (q.waiting.begin()->first == p.seq && q.placement != Placement::timed) place_ready(q);
+  notify_all(q);
+}
+
+void Engine::Impl::release_slot(Queue& q) {
+  for (Constraint& c : q.constraints) {
+    --c.gate->in_flight;
+    --c.entity->in_flight;
+    mark_dirty(*c.gate);
+  }
+  notify_all(q);
+}
+
+std::function<void()> Engine::Impl::finish(Pending& p, Completion completion) {
+  Queue* q = nullptr;
+  if (auto it = queues.find(p.queue); it != queues.end()) q = &it->second;
+  if (q && --q->members == 0) release_queue(*q);
+  auto done = std::move(p.done);
+  RequestId id = p.id;
+  requests.erase(id);
+  return [done = std::move(done), id, c = std::move(completion)] {
+    if (done) done(id, c);
+  };
+}
+
+void Engine::Impl::fail_later(Pending& p, std::string error) {
+  p.state = RequestState::delayed;
+  std::weak_ptr<Impl> weak = self;
+  RequestId id = p.id;
+  p.timer = clock.schedule(clock.now(), [weak, id, error = std::move(error)] {
+    auto s = weak.lock();
+    if (!s) return;
+    auto it = s->requests.find(id);
+    if (it == s->requests.end()) return;
+    Completion c{Completion::Kind::failed, {AttemptResult::Kind::network, {}, error}, 0, error};
+    s->finish(*it->second, std::move(c))();
+  });
+}
+
+void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after,
+                         Instant now) {
+  const Rules& rules = settings.rules;
+  for (std::size_t i = 0; i < q.constraints.size(); ++i) {
+    Entity& e = *q.constraints[i].entity;
+    const bool counts = !rules.count_only_since_last_change || p.epochs[i] == e.epoch;
+    const Duration before = e.learned;
+    const Instant paused_before = e.paused_until;
+    if (refusal && retry_after) {
+      if (rules.pause_on_retry_after) {
+        Duration pause = *retry_after;
+        if (p.context->retry_delay_limit) pause = std::min(pause, *p.context->retry_delay_limit);
+        Instant until = now + pause;
+        if (rules.keep_longer_pause) {
+          e.paused_until = std::max(e.paused_until, until);
+        } else {
+          e.paused_until = until;
+        }
+      }
+    } else if (refusal) {
+      if (rules.double_on_refusal && counts) {
+        e.learned = e.learned == Duration::zero() ? settings.initial_interval
+                                                  : std::min(e.learned * 2, settings.max_interval);
+      }
+    } else if (rules.decay_on_success && counts && e.learned > Duration::zero()) {
+      e.learned = Duration{std::llround(static_cast<double>(e.learned.count()) * settings.decay)};
+    }
+    if (e.learned != before) ++e.epoch;
+    if (e.learned != before || e.paused_until != paused_before) notify(e);
+    if (e.learned < before || e.paused_until < paused_before) retime(e);
+  }
+}
+
+void Engine::Impl::follow_hint(Entity& host, const PacingHint& hint, Instant now) {
+  const Instant bound_before = hint_bound(host, now);
+  host.hint_interval = hint.interval;
+  host.hint_reset = now + hint.reset;
+  host.hint_exhausted = hint.remaining == 0;
+  host.hint_steady = hint.steady;
+  notify(host);
+  if (hint_bound(host, now) < bound_before) retime(host);
+}
+
+void Engine::Impl::forget_hint(Entity& e) {
+  e.hint_interval = Duration::zero();
+  e.hint_reset = kLongAgo;
+  e.hint_exhausted = false;
+  e.hint_steady = Duration::zero();
+}
+
+void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
+  auto found = attempts.find(aid);
+  if (found == attempts.end()) return;  // abandoned
+  Pending& p = *requests.at(found->second);
+  attempts.erase(found);
+  Queue& q = queues.at(p.queue);
+  const Instant now = clock.now();
+  p.state = RequestState::settling;
+
+  const bool answered = result.kind == AttemptResult::Kind::response;
+  const int status = answered ? result.response.status : 0;
+  std::optional<Duration> retry_after;
+  if (answered) {
+    if (auto value = find_header(result.response.headers, "Retry-After")) {
+      retry_after = parse_retry_after(*value, clock.wall_time(now), settings.max_retry_after);
+    }
+  }
+  const bool refusal = status == 429 || status == 503 || (status == 405 && retry_after);
+  if (observer && refusal)
+    observer->on_refusal(q.constraints.front().entity->key, status, retry_after);
+  // Retry-After takes precedence: a refusal that says when to come back is followed to the
+  // letter, and its hint (often "nothing left until the quota is full again") is not, so it
+  // cannot stretch the pause. The hint already in force stays, to space the starts after it.
+  std::optional<PacingHint> hint;
+  if (answered && settings.hints && !(refusal && retry_after)) {
+    hint = pacing_hint(result.response.headers);
+  }
+  auto learn = [&] {
+    teach(q, p, refusal, retry_after, now);
+    // The server that sent the hint is the host: its groups are not told.
+    if (hint) follow_hint(*q.constraints.front().entity, *hint, now);
+  };
+
+  if (answered && settings.rules.learn_before_release) {
+    learn();
+    release_slot(q);
+  } else {
+    release_slot(q);
+    pump();
+    if (answered) learn();
+  }
+
+  const RequestContext& ctx = *p.context;
+  const bool can_retry =
+      !p.request.one_shot_body && p.retries < ctx.retry_count.value_or(settings.retry_count);
+  const bool retryable_status =
+      ctx.retry_count && (status == 504 || ctx.retry_status_codes.contains(status));
+  const bool waits_too_long =
+      refusal && retry_after && ctx.retry_delay_limit && *retry_after > *ctx.retry_delay_limit;
+
+  AttemptListener listener = p.listener;  // the request may be gone when listeners run
+  const int attempt = p.attempts;
+  std::optional<AttemptResult> told_settled;
+  if (listener.settled) told_settled = result;
+  std::function<void()> tell;
+  bool retrying = false;
+  if (p.abort_requested) {
+    AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
+    tell = finish(p, Completion{Completion::Kind::aborted, aborted, attempt, "aborted"});
+  } else if (!answered) {
+    auto kind = result.kind == AttemptResult::Kind::aborted ? Completion::Kind::aborted
+                                                            : Completion::Kind::failed;
+    tell = finish(p, Completion{kind, result, attempt, result.error});
+  } else if ((refusal || retryable_status) && can_retry && !waits_too_long) {
+    retrying = true;
+    ++p.retries;
+    if (refusal) {
+      if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
+      enqueue(q, p);
+    } else {
+      p.state = RequestState::delayed;
+      std::weak_ptr<Impl> weak = self;
+      RequestId id = p.id;
+      p.timer = clock.schedule(now + ctx.retry_delay_fallback, [weak, id] {
+        if (auto s = weak.lock()) s->requeue(id);
+      });
+    }
+  } else if (refusal || retryable_status) {
+    tell = finish(p, Completion{Completion::Kind::gave_up, std::move(result), attempt, {}});
+  } else {
+    tell = finish(p, Completion{Completion::Kind::response, std::move(result), attempt, {}});
+  }
+  pump();
+  if (told_settled) listener.settled(attempt, *told_settled);
+  if (retrying && listener.retrying) listener.retrying(attempt);
+  if (tell) tell();
+}
+
+void Engine::Impl::requeue(RequestId id) {
+  auto it = requests.find(id);
+  if (it == requests.end() || it->second->state != RequestState::delayed) return;
+  Pending& p = *it->second;
+  if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
+  enqueue(queues.at(p.queue), p);
+  pump();
+}
+
+}  // namespace pacing

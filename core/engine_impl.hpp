@@ -1,0 +1,168 @@
+#pragma once
+// The engine's implementation, shared by the files that define it: engine.cpp (the public face),
+// engine_scheduling.cpp (queues, gates, starting, timers) and engine_answers.cpp (what an answer
+// does: learning, retries, completion). Not part of the public interface.
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+#include <variant>
+
+#include "core/engine.hpp"
+#include "core/engine_state.hpp"
+#include "core/ratelimit_hints.hpp"
+#include "core/url.hpp"
+
+namespace pacing {
+
+struct Engine::Impl {
+  // The bookkeeping types (engine_state.hpp), by their short names.
+  using Entity = detail::Entity;
+  using RateSlot = detail::RateSlot;
+  using Gate = detail::Gate;
+  using Constraint = detail::Constraint;
+  using Queue = detail::Queue;
+  using Pending = detail::Pending;
+  using Placement = detail::Placement;
+  using RequestState = detail::RequestState;
+  using TimedEntry = detail::TimedEntry;
+  using Seq = detail::Seq;
+  using QueueId = detail::QueueId;
+
+  Impl(Clock& c, Transport& t, EngineSettings s) : clock(c), transport(t), settings(std::move(s)) {}
+
+  Clock& clock;
+  Transport& transport;
+  EngineSettings settings;
+  EngineObserver* observer = nullptr;
+  std::weak_ptr<Impl> self;
+
+  std::unordered_map<RequestId, std::unique_ptr<Pending>> requests;
+  std::unordered_map<std::uint64_t, RequestId> attempts;  // in-flight attempt -> request
+  std::unordered_map<std::string, Entity> entities;
+  std::unordered_map<std::string, RateSlot> rates;
+  std::unordered_map<std::string, Gate> gates;
+  std::unordered_map<std::string, QueueId> queue_ids;
+  std::unordered_map<QueueId, Queue> queues;
+  struct Resolution {
+    std::weak_ptr<const RequestContext> context;  // a new context at a freed address re-resolves
+    std::variant<EffectiveLimits, std::string> limits;
+    std::string queue_key;
+  };
+  struct ResolutionKeyHash {
+    std::size_t operator()(const std::pair<const RequestContext*, std::string>& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<std::string>()(k.second) << 1);
+    }
+  };
+  std::unordered_map<std::pair<const RequestContext*, std::string>, Resolution, ResolutionKeyHash>
+      resolutions;
+  std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
+
+  std::set<std::pair<Seq, QueueId>> ready;
+  std::priority_queue<TimedEntry, std::vector<TimedEntry>, std::greater<>> timed;
+  std::vector<Gate*> dirty_gates;
+  std::deque<std::uint64_t> outbox;  // attempts started, to send once the pump is done
+
+  RequestId next_request = 0;
+  Seq next_seq = 0;
+  QueueId next_queue = 0;
+  std::uint64_t next_attempt = 0;
+  std::uint64_t timed_order = 0;
+  bool pumping = false;
+  bool timer_armed = false;
+  Instant timer_at{};
+  Clock::TimerId timer = 0;
+
+  // ---- observation -------------------------------------------------------------------------
+
+  void notify(const Entity& e);
+  void notify(const Queue& q);
+  void notify_all(const Queue& q);
+
+  // ---- queues and gates --------------------------------------------------------------------
+
+  Entity& entity(const std::string& key, bool group);
+
+  Gate& gate(const std::string& key, std::size_t cap);
+
+  void release_gate(Gate& g);
+
+  Constraint constraint(const EffectiveLimits::Part& part, bool group, const std::string& gate_key);
+
+  /// The queue for a host under a context's limits, made on first use. Returns an error message
+  /// when a limit that applies is invalid.
+  std::variant<Queue*, std::string> queue_for(const UrlParts& url,
+                                              const std::shared_ptr<const RequestContext>& ctx);
+
+  void release_queue(Queue& q);
+
+  void unplace(Queue& q);
+
+  void place_ready(Queue& q);
+
+  void mark_dirty(Gate& g);
+
+  /// Moves as many parked queues as each dirty gate has room for to `ready`, oldest first.
+  void wake_dirty_gates();
+
+  // ---- starting ----------------------------------------------------------------------------
+
+  /// The earliest instant the entity's RateLimit hint lets it start, as of `now`: within the
+  /// hint's window, its interval after the last start (or the reset when nothing remains); once
+  /// the window has reset, the policy's sustained pace after the last start, so that what waited
+  /// for the reset does not start in one burst.
+  static Instant hint_bound(const Entity& e, Instant now);
+
+  /// The earliest instant the queue's head may start as far as pauses and intervals go.
+  static Instant eligible_at(const Queue& q, Instant now);
+
+  /// Starts the queue's head if everything allows it now; otherwise places the queue where it
+  /// waits.
+  bool try_start(Queue& q, Instant now);
+
+  /// Starts everything that may start now, oldest first, then sends what started.
+  void pump();
+
+  void flush_outbox();
+
+  bool stale(const TimedEntry& e) const;
+
+  void arm_timer();
+
+  void on_timer();
+
+  /// Re-evaluates the queues of `e` waiting for an instant, after `e` shortened their wait.
+  void retime(const Entity& e);
+
+  // ---- requests ----------------------------------------------------------------------------
+
+  void enqueue(Queue& q, Pending& p);
+
+  void release_slot(Queue& q);
+
+  /// Ends a request: leaves its queue (released when no request holds it) and forgets it.
+  /// Returns what to tell the caller; the caller runs it once the engine's state is consistent.
+  std::function<void()> finish(Pending& p, Completion completion);
+
+  void fail_later(Pending& p, std::string error);
+
+  /// Applies what a refusal (or an answer) teaches the request's host and groups.
+  void teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after, Instant now);
+
+  /// Replaces the host's hint with the one a response just brought (its reset counts from now,
+  /// when the response arrived: a little later than the server meant, so on the safe side).
+  void follow_hint(Entity& host, const PacingHint& hint, Instant now);
+
+  /// Forgets a hint (invalidate()).
+  static void forget_hint(Entity& e);
+
+  void on_settled(std::uint64_t aid, AttemptResult result);
+
+  void requeue(RequestId id);
+};
+
+}  // namespace pacing

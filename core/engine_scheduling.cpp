@@ -1,0 +1,304 @@
+// The engine's scheduling: queues and gates, when a queue's head may start, the pump, timers.
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/engine_impl.hpp"
+#include "core/retry_after.hpp"
+
+namespace pacing {
+
+using namespace detail;
+
+void Engine::Impl::notify(const Entity& e) {
+  if (!observer) return;
+  observer->on_entity(EntityState{e.key, e.group, e.in_flight, e.queued, e.learned, e.paused_until,
+                                  e.hint_interval, e.hint_reset});
+}
+
+void Engine::Impl::notify(const Queue& q) {
+  if (!observer) return;
+  const Gate& g = *q.constraints.front().gate;
+  observer->on_queue(
+      QueueState{q.key, q.constraints.front().entity->key, g.in_flight, g.cap, q.waiting.size()});
+}
+
+void Engine::Impl::notify_all(const Queue& q) {
+  if (!observer) return;
+  for (const Constraint& c : q.constraints) notify(*c.entity);
+  notify(q);
+}
+
+Entity& Engine::Impl::entity(const std::string& key, bool group) {
+  auto [it, fresh] = entities.try_emplace(key);
+  if (fresh) {
+    it->second.key = key;
+    it->second.group = group;
+  }
+  return it->second;
+}
+
+Gate& Engine::Impl::gate(const std::string& key, std::size_t cap) {
+  auto [it, fresh] = gates.try_emplace(key);
+  if (fresh) {
+    it->second.key = key;
+    it->second.cap = cap;
+  }
+  ++it->second.users;
+  return it->second;
+}
+
+void Engine::Impl::release_gate(Gate& g) {
+  if (--g.users > 0) return;
+  if (g.dirty) std::erase(dirty_gates, &g);
+  gates.erase(g.key);
+}
+
+Constraint Engine::Impl::constraint(const EffectiveLimits::Part& part, bool group,
+                                    const std::string& gate_key) {
+  Constraint c;
+  c.entity = &entity(part.key, group);
+  c.interval = part.interval;
+  if (c.interval > Duration::zero()) {
+    c.rate = &rates[part.key + "|" + std::to_string(c.interval.count())];
+  }
+  c.gate = &gate(gate_key, part.cap.value_or(kUnlimited));
+  return c;
+}
+
+std::variant<Queue*, std::string> Engine::Impl::queue_for(
+    const UrlParts& url, const std::shared_ptr<const RequestContext>& ctx) {
+  // Resolving limits is a pure function of the context and the host: remember it while the
+  // context lives (a query's requests share one context).
+  if (resolutions.size() >= 2 * resolutions_kept + 64) {
+    std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
+    resolutions_kept = resolutions.size();
+  }
+  auto [cached, fresh] = resolutions.try_emplace({ctx.get(), url.authority});
+  Resolution& r = cached->second;
+  if (fresh || r.context.expired()) {
+    r.context = ctx;
+    r.limits = resolve_limits(settings.hosts, settings.in_flight, ctx->host_limits, ctx->in_flight,
+                              url.authority, url.hostname);
+    if (auto* limits = std::get_if<EffectiveLimits>(&r.limits)) r.queue_key = limits->queue_key();
+  }
+  if (auto* err = std::get_if<std::string>(&r.limits)) return *err;
+  const EffectiveLimits& limits = std::get<EffectiveLimits>(r.limits);
+  const std::string& qkey = r.queue_key;
+  if (auto it = queue_ids.find(qkey); it != queue_ids.end()) return &queues.at(it->second);
+
+  QueueId id = ++next_queue;
+  Queue& q = queues[id];
+  q.id = id;
+  q.key = qkey;
+  q.constraints.push_back(constraint(limits.host, false, qkey));
+  for (const EffectiveLimits::Part& g : limits.groups) {
+    q.constraints.push_back(
+        constraint(g, true, g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-")));
+  }
+  for (Constraint& c : q.constraints) c.entity->queues.insert(id);
+  queue_ids.emplace(qkey, id);
+  return &q;
+}
+
+void Engine::Impl::release_queue(Queue& q) {
+  unplace(q);
+  for (Constraint& c : q.constraints) {
+    release_gate(*c.gate);
+    c.entity->queues.erase(q.id);
+  }
+  queue_ids.erase(q.key);
+  queues.erase(q.id);
+}
+
+void Engine::Impl::unplace(Queue& q) {
+  switch (q.placement) {
+    case Placement::ready:
+      ready.erase({q.placed_seq, q.id});
+      break;
+    case Placement::parked:
+      q.parked_on->parked.erase({q.placed_seq, q.id});
+      break;
+    case Placement::timed:
+      ++q.version;
+      break;
+    case Placement::none:
+      break;
+  }
+  q.placement = Placement::none;
+  q.parked_on = nullptr;
+}
+
+void Engine::Impl::place_ready(Queue& q) {
+  unplace(q);
+  if (q.waiting.empty()) return;
+  q.placed_seq = q.waiting.begin()->first;
+  ready.insert({q.placed_seq, q.id});
+  q.placement = Placement::ready;
+}
+
+void Engine::Impl::mark_dirty(Gate& g) {
+  if (!g.dirty && !g.parked.empty()) {
+    g.dirty = true;
+    dirty_gates.push_back(&g);
+  }
+}
+
+void Engine::Impl::wake_dirty_gates() {
+  while (!dirty_gates.empty()) {
+    Gate* g = dirty_gates.back();
+    dirty_gates.pop_back();
+    g->dirty = false;
+    for (std::size_t room = g->cap - std::min(g->cap, g->in_flight); room > 0 && !g->parked.empty();
+         --room) {
+      auto [seq, id] = *g->parked.begin();
+      g->parked.erase(g->parked.begin());
+      Queue& q = queues.at(id);
+      q.placement = Placement::none;
+      q.parked_on = nullptr;
+      q.woken_by = g;
+      q.placed_seq = seq;
+      ready.insert({seq, id});
+      q.placement = Placement::ready;
+    }
+  }
+}
+
+Instant Engine::Impl::hint_bound(const Entity& e, Instant now) {
+  if (e.hint_reset == kLongAgo) return kLongAgo;
+  if (now < e.hint_reset) {
+    if (e.hint_exhausted) return e.hint_reset;
+    return std::min(e.last_start + e.hint_interval, e.hint_reset);
+  }
+  return e.hint_steady > Duration::zero() ? e.last_start + e.hint_steady : kLongAgo;
+}
+
+Instant Engine::Impl::eligible_at(const Queue& q, Instant now) {
+  Instant at = kLongAgo;
+  for (const Constraint& c : q.constraints) {
+    at = std::max(at, c.entity->paused_until);
+    at = std::max(at, hint_bound(*c.entity, now));
+    if (c.entity->learned > Duration::zero())
+      at = std::max(at, c.entity->last_start + c.entity->learned);
+    if (c.rate) at = std::max(at, c.rate->last_start + c.interval);
+  }
+  return at;
+}
+
+bool Engine::Impl::try_start(Queue& q, Instant now) {
+  if (Instant at = eligible_at(q, now); at > now) {
+    q.placement = Placement::timed;
+    timed.push({at, ++timed_order, q.id, ++q.version});
+    return false;
+  }
+  for (Constraint& c : q.constraints) {
+    if (c.gate->in_flight >= c.gate->cap) {
+      q.placed_seq = q.waiting.begin()->first;
+      c.gate->parked.insert({q.placed_seq, q.id});
+      q.placement = Placement::parked;
+      q.parked_on = c.gate;
+      return false;
+    }
+  }
+  Pending& p = *q.waiting.begin()->second;
+  q.waiting.erase(q.waiting.begin());
+  p.epochs.resize(q.constraints.size());
+  for (std::size_t i = 0; i < q.constraints.size(); ++i) {
+    Constraint& c = q.constraints[i];
+    c.entity->last_start = now;
+    if (c.rate) c.rate->last_start = now;
+    ++c.gate->in_flight;
+    ++c.entity->in_flight;
+    --c.entity->queued;
+    p.epochs[i] = c.entity->epoch;
+  }
+  p.state = RequestState::in_flight;
+  ++p.attempts;
+  p.attempt_id = ++next_attempt;
+  p.handed_to_transport = false;
+  attempts.emplace(p.attempt_id, p.id);
+  outbox.push_back(p.attempt_id);
+  place_ready(q);
+  notify_all(q);
+  return true;
+}
+
+void Engine::Impl::pump() {
+  if (pumping) return;
+  pumping = true;
+  const Instant now = clock.now();
+  for (;;) {
+    wake_dirty_gates();
+    if (ready.empty()) break;
+    auto [seq, id] = *ready.begin();
+    ready.erase(ready.begin());
+    Queue& q = queues.at(id);
+    q.placement = Placement::none;
+    Gate* woken = std::exchange(q.woken_by, nullptr);
+    if (!try_start(q, now) && woken && woken->in_flight < woken->cap) mark_dirty(*woken);
+  }
+  pumping = false;
+  arm_timer();
+  flush_outbox();
+}
+
+void Engine::Impl::flush_outbox() {
+  while (!outbox.empty()) {
+    std::uint64_t aid = outbox.front();
+    outbox.pop_front();
+    auto it = attempts.find(aid);
+    if (it == attempts.end()) continue;  // aborted before it could be sent
+    Pending& p = *requests.at(it->second);
+    Attempt attempt{aid, p.id, p.attempts, &p.request, p.authority, p.target};
+    p.handed_to_transport = true;
+    std::weak_ptr<Impl> weak = self;
+    transport.send(attempt, [weak, aid](AttemptResult r) {
+      if (auto s = weak.lock()) s->on_settled(aid, std::move(r));
+    });
+    // The listener may abort this very request, which destroys `p` and its listener.
+    if (auto sent = p.listener.sent) sent(attempt.number);
+  }
+}
+
+bool Engine::Impl::stale(const TimedEntry& e) const {
+  auto it = queues.find(e.queue);
+  return it == queues.end() || it->second.placement != Placement::timed ||
+         it->second.version != e.version;
+}
+
+void Engine::Impl::arm_timer() {
+  while (!timed.empty() && stale(timed.top())) timed.pop();
+  if (timed.empty()) return;
+  Instant at = timed.top().at;
+  if (timer_armed && timer_at <= at) return;
+  if (timer_armed) clock.cancel(timer);
+  std::weak_ptr<Impl> weak = self;
+  timer = clock.schedule(at, [weak] {
+    if (auto s = weak.lock()) s->on_timer();
+  });
+  timer_armed = true;
+  timer_at = at;
+}
+
+void Engine::Impl::on_timer() {
+  timer_armed = false;
+  const Instant now = clock.now();
+  while (!timed.empty() && timed.top().at <= now) {
+    TimedEntry e = timed.top();
+    timed.pop();
+    if (stale(e)) continue;
+    Queue& q = queues.at(e.queue);
+    q.placement = Placement::none;
+    place_ready(q);
+  }
+  pump();
+}
+
+void Engine::Impl::retime(const Entity& e) {
+  for (QueueId id : e.queues) {
+    Queue& q = queues.at(id);
+    if (q.placement == Placement::timed) place_ready(q);
+  }
+}
+
+}  // namespace pacing
