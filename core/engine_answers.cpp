@@ -121,7 +121,7 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
       retry_after = parse_retry_after(*value, clock.wall_time(now), settings.max_retry_after);
     }
   }
-  const bool refusal = status == 429 || status == 503 || (status == 405 && retry_after);
+  const bool refusal = is_refusal(status, retry_after.has_value());
   if (observer && refusal)
     observer->on_refusal(q.constraints.front().entity->key, status, retry_after);
   // Retry-After takes precedence: a refusal that says when to come back is followed to the

@@ -45,6 +45,11 @@ struct AttemptResult {
   std::string error;  ///< a short reason for failures
 };
 
+/// A refusal, as the core defines it: 429, 503, or 405 with a usable Retry-After (DBpedia's way).
+inline bool is_refusal(int status, bool has_usable_retry_after) {
+  return status == 429 || status == 503 || (status == 405 && has_usable_retry_after);
+}
+
 /// "response", "timeout", "network" or "aborted", as in traces.
 std::string_view to_string(AttemptResult::Kind kind);
 

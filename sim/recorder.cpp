@@ -7,10 +7,6 @@
 
 namespace pacing::sim {
 
-bool is_refusal(int status, bool has_retry_after) {
-  return status == 429 || status == 503 || (status == 405 && has_retry_after);
-}
-
 void StepSeries::set(double t, double value) {
   if (!points_.empty() && points_.back().second == value) return;
   if (!points_.empty() && points_.back().first == t) {
@@ -94,15 +90,21 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   });
 }
 
+std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attempt_id) {
+  auto it = open_attempts_.find(attempt_id);
+  if (it == open_attempts_.end()) return std::nullopt;
+  const OpenAttempt a = it->second;
+  open_attempts_.erase(it);
+  HostStats& h = hosts_[requests_[a.tag].host];
+  --h.in_flight;
+  update_host_series(h);
+  return a;
+}
+
 void Recorder::settled(std::uint64_t attempt_id, AttemptResult result,
                        const SettledHandler& handler) {
-  auto it = open_attempts_.find(attempt_id);
-  if (it != open_attempts_.end()) {
-    const OpenAttempt a = it->second;
-    open_attempts_.erase(it);
-    HostStats& h = hosts_[requests_[a.tag].host];
-    --h.in_flight;
-    update_host_series(h);
+  if (auto a = close_attempt(attempt_id)) {
+    HostStats& h = hosts_[requests_[a->tag].host];
     std::optional<Duration> retry_after;
     bool refusal = false;
     if (result.kind == AttemptResult::Kind::response) {
@@ -119,22 +121,18 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result,
         }
       }
     }
-    trace_line(a, clock_.now(), &result, retry_after, to_string(result.kind));
-    if (watcher_) watcher_->settled(a.tag, h.name, clock_.now(), refusal, retry_after);
+    trace_line(*a, clock_.now(), &result, retry_after, to_string(result.kind));
+    if (watcher_) watcher_->settled(a->tag, h.name, clock_.now(), refusal, retry_after);
   }
   handler(std::move(result));
 }
 
 void Recorder::abandon(std::uint64_t attempt_id) {
-  auto it = open_attempts_.find(attempt_id);
-  if (it != open_attempts_.end()) {
-    const OpenAttempt a = it->second;
-    open_attempts_.erase(it);
-    HostStats& h = hosts_[requests_[a.tag].host];
-    --h.in_flight;
-    update_host_series(h);
-    trace_line(a, clock_.now(), nullptr, std::nullopt, "aborted");
-    if (watcher_) watcher_->settled(a.tag, h.name, clock_.now(), false, std::nullopt);
+  if (auto a = close_attempt(attempt_id)) {
+    trace_line(*a, clock_.now(), nullptr, std::nullopt, "aborted");
+    if (watcher_)
+      watcher_->settled(a->tag, hosts_[requests_[a->tag].host].name, clock_.now(), false,
+                        std::nullopt);
   }
   inner_.abandon(attempt_id);
 }
@@ -173,7 +171,8 @@ void Recorder::finish(Instant end) {
 void Recorder::on_entity(const EntityState& e) {
   const double now = t(clock_.now());
   // The instant the pause ends (0 when none was ever set or it was forgotten).
-  const double paused = e.paused_until.time_since_epoch() > Duration::zero() ? t(e.paused_until) : 0.0;
+  const double paused =
+      e.paused_until.time_since_epoch() > Duration::zero() ? t(e.paused_until) : 0.0;
   if (e.group) {
     if (!series_) return;
     EntitySeries& g = groups_[std::string(e.key)];
@@ -221,9 +220,15 @@ Json Recorder::result() const {
         ++completed;
         latencies.push_back((r.completed - r.arrived).count());
         break;
-      case Completion::Kind::gave_up: ++gave_up; break;
-      case Completion::Kind::failed: ++failed; break;
-      case Completion::Kind::aborted: ++aborted; break;
+      case Completion::Kind::gave_up:
+        ++gave_up;
+        break;
+      case Completion::Kind::failed:
+        ++failed;
+        break;
+      case Completion::Kind::aborted:
+        ++aborted;
+        break;
     }
   }
   Json summary{{"requests", requests_.size()},
@@ -248,12 +253,10 @@ Json Recorder::result() const {
                      {"interval", h.interval},
                      {"max_interval", h.max_interval}};
     if (series_) {
-      hosts[h.name]["series"] = {{"in_flight", h.in_flight_series.to_json()},
-                                 {"queued", h.queued_series.to_json()},
-                                 {"interval", h.interval_series.to_json()},
-                                 {"paused_until", h.paused_series.to_json()},
-                                 {"completed", h.completed_series.to_json()},
-                                 {"refusals", h.refusal_points}};
+      hosts[h.name]["series"] = {
+          {"in_flight", h.in_flight_series.to_json()}, {"queued", h.queued_series.to_json()},
+          {"interval", h.interval_series.to_json()},   {"paused_until", h.paused_series.to_json()},
+          {"completed", h.completed_series.to_json()}, {"refusals", h.refusal_points}};
     }
   }
   auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {

@@ -101,6 +101,8 @@ class Recorder final : public Transport, public EngineObserver {
 
   double t(Instant at) const { return to_seconds(at); }
   void update_host_series(HostStats& h);
+  /// Forgets an open attempt (no longer in flight); nullopt when it was not open.
+  std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
   void trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
   void settled(std::uint64_t attempt_id, AttemptResult result, const SettledHandler& handler);
@@ -120,8 +122,5 @@ class Recorder final : public Transport, public EngineObserver {
   std::uint64_t refusals_ = 0;
   Instant last_completion_{};
 };
-
-/// True for a refusal as the core defines it: 429, 503, or 405 with a usable Retry-After.
-bool is_refusal(int status, bool has_retry_after);
 
 }  // namespace pacing::sim
