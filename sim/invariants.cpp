@@ -18,7 +18,10 @@ void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::s
     completions_.resize(tag + 1);
   }
   query_of_[tag] = query;
-  auto [it, fresh] = limits_.try_emplace({query, host});
+  auto& of_query = limits_[query];
+  auto it = of_query.find(host);  // by reference: no key is built unless the pair is new
+  const bool fresh = it == of_query.end();
+  if (fresh) it = of_query.emplace(host, Limits{}).first;
   Limits& l = it->second;
   limits_of_[tag] = &l;
   if (!fresh || !paced_) return;
@@ -51,13 +54,13 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string&, Instant at) {
   for (const Part& p : limits_of_[tag]->parts) {
     std::size_t n = ++*p.in_flight;
     if (p.cap && n > *p.cap) {
-      violation(p.key + " has more than " + std::to_string(*p.cap) + " in flight at t=" +
-                std::to_string(to_seconds(at)));
+      violation(p.key + " has more than " + std::to_string(*p.cap) +
+                " in flight at t=" + std::to_string(to_seconds(at)));
     }
     if (p.last_start) {
       if (*p.last_start != Instant::min() && at - *p.last_start < p.interval) {
-        violation(p.key + " started twice within its interval at t=" +
-                  std::to_string(to_seconds(at)));
+        violation(p.key +
+                  " started twice within its interval at t=" + std::to_string(to_seconds(at)));
       }
       *p.last_start = at;
     }
@@ -72,7 +75,8 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string&, Instant at
                                std::optional<Duration> retry_after) {
   if (!paced_ || !limits_of_[tag]->valid) return;
   const Rules& rules = scenario_.client.engine.rules;
-  const bool pauses = refusal && retry_after && rules.pause_on_retry_after && rules.keep_longer_pause;
+  const bool pauses =
+      refusal && retry_after && rules.pause_on_retry_after && rules.keep_longer_pause;
   Duration pause{0};
   if (pauses) {
     const RequestContext& ctx = *scenario_.queries[query_of_[tag]].context;
@@ -97,12 +101,14 @@ void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
     violation("completion of an unknown request " + std::to_string(tag + 1));
     return;
   }
-  if (++completions_[tag] == 2) violation("request " + std::to_string(tag + 1) + " completed twice");
+  if (++completions_[tag] == 2)
+    violation("request " + std::to_string(tag + 1) + " completed twice");
 }
 
 std::vector<std::string> InvariantChecker::finish() {
   for (std::size_t tag = 0; tag < completions_.size(); ++tag) {
-    if (completions_[tag] == 0) violation("request " + std::to_string(tag + 1) + " never completed");
+    if (completions_[tag] == 0)
+      violation("request " + std::to_string(tag + 1) + " never completed");
   }
   return violations_;
 }

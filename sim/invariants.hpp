@@ -53,7 +53,7 @@ class InvariantChecker final : public RunWatcher {
   std::vector<Limits*> limits_of_;  // by tag
   std::vector<std::size_t> query_of_;
   std::vector<int> completions_;
-  std::map<std::pair<std::size_t, std::string>, Limits> limits_;
+  std::map<std::size_t, std::map<std::string, Limits, std::less<>>> limits_;  // query, host
   std::map<std::string, std::size_t> in_flight_;
   std::map<std::string, Instant> last_start_;
   std::map<std::string, Instant> paused_until_;

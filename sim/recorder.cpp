@@ -182,7 +182,7 @@ void Recorder::on_entity(const EntityState& e) {
     g.paused_until.set(now, paused);
     return;
   }
-  auto it = host_index_.find(std::string(e.key));
+  auto it = host_index_.find(e.key);
   if (it == host_index_.end()) return;
   HostStats& h = hosts_[it->second];
   h.interval = to_seconds(e.interval);

@@ -114,7 +114,14 @@ class Recorder final : public Transport, public EngineObserver {
   RunWatcher* watcher_ = nullptr;
   std::vector<RequestRecord> requests_;
   std::vector<HostStats> hosts_;
-  std::unordered_map<std::string, std::uint32_t> host_index_;
+  /// Hashes std::string and std::string_view alike, so lookups by view allocate nothing.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const {
+      return std::hash<std::string_view>()(key);
+    }
+  };
+  std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>> host_index_;
   std::unordered_map<std::uint64_t, OpenAttempt> open_attempts_;
   std::map<std::string, EntitySeries> groups_;
   std::map<std::string, EntitySeries> queues_;
