@@ -159,6 +159,6 @@ const EngineSettings& Engine::settings() const { return impl_->settings; }
 
 std::size_t Engine::pending() const { return impl_->requests.size(); }
 
-std::size_t Engine::queue_count() const { return impl_->queues.size(); }
+std::size_t Engine::queue_count() const { return impl_->queues.size() - impl_->idle_queues.size(); }
 
 }  // namespace pacing

@@ -31,7 +31,7 @@ void Engine::Impl::release_slot(Queue& q) {
 std::function<void()> Engine::Impl::finish(Pending& p, Completion completion) {
   Queue* q = nullptr;
   if (auto it = queues.find(p.queue); it != queues.end()) q = &it->second;
-  if (q && --q->members == 0) release_queue(*q);
+  if (q && --q->members == 0) retire_queue(*q);
   auto done = std::move(p.done);
   RequestId id = p.id;
   requests.erase(id);

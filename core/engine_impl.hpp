@@ -98,7 +98,13 @@ struct Engine::Impl {
   std::variant<Queue*, std::string> queue_for(const UrlParts& url,
                                               const std::shared_ptr<const RequestContext>& ctx);
 
+  /// A queue no request holds is released. Building a queue costs several lookups and
+  /// allocations, and a host whose requests come one at a time releases and rebuilds its queue
+  /// for each: the last kIdleQueues released are kept, unseen, for reuse.
+  void retire_queue(Queue& q);
   void release_queue(Queue& q);
+  static constexpr std::size_t kIdleQueues = 1024;
+  std::list<QueueId> idle_queues;  // oldest first
 
   void unplace(Queue& q);
 

@@ -85,7 +85,14 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   if (auto* err = std::get_if<std::string>(&r.limits)) return *err;
   const EffectiveLimits& limits = std::get<EffectiveLimits>(r.limits);
   const std::string& qkey = r.queue_key;
-  if (auto it = queue_ids.find(qkey); it != queue_ids.end()) return &queues.at(it->second);
+  if (auto it = queue_ids.find(qkey); it != queue_ids.end()) {
+    Queue& q = queues.at(it->second);
+    if (q.idle) {  // reused: held again
+      idle_queues.erase(*q.idle);
+      q.idle.reset();
+    }
+    return &q;
+  }
 
   QueueId id = ++next_queue;
   Queue& q = queues[id];
@@ -99,6 +106,17 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   for (Constraint& c : q.constraints) c.entity->queues.insert(id);
   queue_ids.emplace(qkey, id);
   return &q;
+}
+
+void Engine::Impl::retire_queue(Queue& q) {
+  unplace(q);
+  q.idle = idle_queues.insert(idle_queues.end(), q.id);
+  if (idle_queues.size() > kIdleQueues) {
+    Queue& oldest = queues.at(idle_queues.front());
+    idle_queues.pop_front();
+    oldest.idle.reset();
+    release_queue(oldest);
+  }
 }
 
 void Engine::Impl::release_queue(Queue& q) {

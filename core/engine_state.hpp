@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,12 +80,14 @@ struct Queue {
   std::string key;
   std::vector<Constraint> constraints;  ///< [0] is the host, then its groups
   std::map<Seq, Pending*> waiting;      ///< by arrival order; a retry keeps its original place
-  std::size_t members = 0;              ///< requests holding the queue (waiting, delayed, in flight)
+  std::size_t members = 0;  ///< requests holding the queue (waiting, delayed, in flight)
   Placement placement = Placement::none;
-  Seq placed_seq = 0;         ///< the key used in `ready` or a gate's `parked`
+  Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`
   Gate* parked_on = nullptr;
   Gate* woken_by = nullptr;   ///< the gate whose room woke it, to pass that room on if unused
   std::uint64_t version = 0;  ///< invalidates stale timed entries
+  /// Released (no request holds it) but kept for reuse; its place in the engine's idle list.
+  std::optional<std::list<QueueId>::iterator> idle;
 };
 
 enum class RequestState { waiting, delayed, in_flight, settling };
@@ -114,9 +118,7 @@ struct TimedEntry {
   std::uint64_t order;
   QueueId queue;
   std::uint64_t version;
-  bool operator>(const TimedEntry& o) const {
-    return at != o.at ? at > o.at : order > o.order;
-  }
+  bool operator>(const TimedEntry& o) const { return at != o.at ? at > o.at : order > o.order; }
 };
 
 }  // namespace pacing::detail
