@@ -12,6 +12,10 @@ int main(int argc, char** argv) {
   Action action;
   add_run_commands(app, action);
   add_live_commands(app, action);
+#ifdef PACING_HAVE_QT
+  add_plot_command(app, action);
+#endif
+  add_sweep_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,9 +23,10 @@ std::string fixed(double value, int decimals) {
 std::string readable(double value) {
   if (value == std::floor(value) && std::abs(value) < 1e15) return format_number(value);
   const double magnitude = std::abs(value);
-  const int decimals = magnitude >= 1000 ? 0
-                       : magnitude == 0  ? 0
-                                         : std::clamp(3 - static_cast<int>(std::floor(std::log10(magnitude))), 0, 6);
+  const int decimals =
+      magnitude >= 1000 ? 0
+      : magnitude == 0  ? 0
+                        : std::clamp(3 - static_cast<int>(std::floor(std::log10(magnitude))), 0, 6);
   return fixed(value, decimals);
 }
 
@@ -168,7 +169,8 @@ std::string format_sweep_csv(const SweepTable& t) {
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const CombinationRow& row = t.rows[r];
     std::vector<std::string> fields{std::to_string(row.combination)};
-    for (std::size_t a = 0; a < d.axes.size(); ++a) fields.push_back(axis_value(d, row.combination, a));
+    for (std::size_t a = 0; a < d.axes.size(); ++a)
+      fields.push_back(axis_value(d, row.combination, a));
     fields.push_back(row.strategy);
     fields.push_back(std::to_string(row.runs));
     for (const Estimate& e : row.metrics) {
@@ -193,8 +195,7 @@ std::string format_sweep_markdown(const SweepTable& t) {
     }
     out += "\n";
   }
-  out += "- " + std::to_string(d.replications) + " replication" +
-         (d.replications == 1 ? "" : "s") +
+  out += "- " + std::to_string(d.replications) + " replication" + (d.replications == 1 ? "" : "s") +
          " per combination (seed: the scenario's seed + the replication index), strategy: " +
          (d.strategy ? *d.strategy + " (--strategy)" : std::string("the scenario's")) + "\n";
   out += "- values: the mean over the replications";

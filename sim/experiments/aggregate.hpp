@@ -25,10 +25,10 @@ struct CombinationRow {
 /// A sweep's aggregated results.
 struct SweepTable {
   SweepDefinition definition;
-  std::vector<CombinationRow> rows;           ///< one per combination, in combination order
-  std::optional<Objective> objective;         ///< parsed from definition.objective
-  std::optional<std::size_t> best;            ///< row index chosen by the objective
-  std::vector<std::size_t> as_good_as_best;   ///< rows whose interval overlaps the best's
+  std::vector<CombinationRow> rows;          ///< one per combination, in combination order
+  std::optional<Objective> objective;        ///< parsed from definition.objective
+  std::optional<std::size_t> best;           ///< row index chosen by the objective
+  std::vector<std::size_t> as_good_as_best;  ///< rows whose interval overlaps the best's
 };
 
 /// Aggregates complete records (every run of the sweep exactly once). The sample order is the run

@@ -74,7 +74,8 @@ std::vector<GridAxis> parse_grid(const std::vector<std::string>& arguments) {
   for (const std::string& argument : arguments) {
     GridAxis axis = parse_grid_axis(argument);
     if (!pointers.insert(axis.pointer).second) {
-      throw InputError("--grid " + argument + ": " + axis.pointer + " is already on another --grid");
+      throw InputError("--grid " + argument + ": " + axis.pointer +
+                       " is already on another --grid");
     }
     axes.push_back(std::move(axis));
   }

@@ -3,12 +3,16 @@
 namespace pacing::experiments {
 
 const std::vector<Metric>& sweep_metrics() {
-  static const std::vector<Metric> metrics{
-      {"completed", "/summary/completed", ""},     {"gave_up", "/summary/gave_up", ""},
-      {"failed", "/summary/failed", ""},           {"aborted", "/summary/aborted", ""},
-      {"refusals", "/summary/refusals", ""},       {"retries", "/summary/retries", ""},
-      {"makespan", "/summary/makespan", "s"},      {"latency_p50", "/summary/latency/p50", "s"},
-      {"latency_p95", "/summary/latency/p95", "s"}, {"latency_p99", "/summary/latency/p99", "s"}};
+  static const std::vector<Metric> metrics{{"completed", "/summary/completed", ""},
+                                           {"gave_up", "/summary/gave_up", ""},
+                                           {"failed", "/summary/failed", ""},
+                                           {"aborted", "/summary/aborted", ""},
+                                           {"refusals", "/summary/refusals", ""},
+                                           {"retries", "/summary/retries", ""},
+                                           {"makespan", "/summary/makespan", "s"},
+                                           {"latency_p50", "/summary/latency/p50", "s"},
+                                           {"latency_p95", "/summary/latency/p95", "s"},
+                                           {"latency_p99", "/summary/latency/p99", "s"}};
   return metrics;
 }
 

@@ -73,11 +73,16 @@ Constraint parse_constraint(const std::string& text, const std::string& where) {
 bool Constraint::holds(const std::vector<Estimate>& row) const {
   const double value = metric.of(row);
   switch (comparison) {
-    case Comparison::equal: return value == bound;
-    case Comparison::less: return value < bound;
-    case Comparison::less_equal: return value <= bound;
-    case Comparison::greater: return value > bound;
-    case Comparison::greater_equal: return value >= bound;
+    case Comparison::equal:
+      return value == bound;
+    case Comparison::less:
+      return value < bound;
+    case Comparison::less_equal:
+      return value <= bound;
+    case Comparison::greater:
+      return value > bound;
+    case Comparison::greater_equal:
+      return value >= bound;
   }
   return false;
 }
@@ -132,8 +137,9 @@ std::optional<std::size_t> select_best(const Objective& objective,
   return best;
 }
 
-std::vector<std::size_t> indistinguishable_from_best(
-    const Objective& objective, const std::vector<std::vector<Estimate>>& rows, std::size_t best) {
+std::vector<std::size_t> indistinguishable_from_best(const Objective& objective,
+                                                     const std::vector<std::vector<Estimate>>& rows,
+                                                     std::size_t best) {
   std::vector<std::size_t> close;
   if (objective.metric.ci95) return close;  // a half-width has no interval of its own
   const Estimate& b = rows[best][objective.metric.metric];

@@ -58,7 +58,8 @@ std::optional<std::size_t> select_best(const Objective& objective,
 
 /// Feasible rows other than `best` whose confidence interval of the objective metric overlaps the
 /// best's: at 95% confidence they may be as good.
-std::vector<std::size_t> indistinguishable_from_best(
-    const Objective& objective, const std::vector<std::vector<Estimate>>& rows, std::size_t best);
+std::vector<std::size_t> indistinguishable_from_best(const Objective& objective,
+                                                     const std::vector<std::vector<Estimate>>& rows,
+                                                     std::size_t best);
 
 }  // namespace pacing::experiments

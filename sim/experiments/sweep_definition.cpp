@@ -34,7 +34,8 @@ Shard parse_shard(const std::string& text) {
 
 Json SweepDefinition::to_manifest(const std::optional<Shard>& shard) const {
   Json grid = Json::array();
-  for (const GridAxis& axis : axes) grid.push_back({{"pointer", axis.pointer}, {"values", axis.values}});
+  for (const GridAxis& axis : axes)
+    grid.push_back({{"pointer", axis.pointer}, {"values", axis.values}});
   Json manifest{{"sweep", kManifestVersion},
                 {"scenario",
                  {{"file", scenario_file},
@@ -82,7 +83,8 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
     }
     if (document.contains("shard")) {
       const std::string text = std::to_string(document["shard"].at("index").get<std::size_t>()) +
-                               "/" + std::to_string(document["shard"].at("count").get<std::size_t>());
+                               "/" +
+                               std::to_string(document["shard"].at("count").get<std::size_t>());
       try {
         m.shard = parse_shard(text);
       } catch (const InputError&) {

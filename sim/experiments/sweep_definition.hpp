@@ -25,7 +25,7 @@ Shard parse_shard(const std::string& text);
 
 /// Everything that decides a sweep's runs and its results.
 struct SweepDefinition {
-  std::string scenario_file;  ///< as given on the command line (not compared between shards)
+  std::string scenario_file;  ///< the file's name, without its folder (not compared)
   std::string scenario_name;
   std::string description;
   std::string document_hash;  ///< of the scenario document after --set, before the grid

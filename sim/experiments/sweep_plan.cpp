@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 
 #include "sim/experiments/objective.hpp"
 
@@ -11,6 +12,10 @@ using sim::InputError;
 using sim::Json;
 
 namespace {
+
+/// A bound on a sweep's size, far above any useful one: a typo in --replications should be an
+/// error, not an attempt to allocate the runs.
+constexpr std::size_t kMaxRuns = 100'000'000;
 
 sim::Scenario parse_for(const Json& document, const std::filesystem::path& file,
                         const std::string& what) {
@@ -36,7 +41,8 @@ SweepPlan plan_sweep(const SweepRequest& request) {
   std::ifstream in(request.scenario_file);
   if (!in) throw InputError(request.scenario_file.string() + ": cannot read the file");
   Json document = Json::parse(in, nullptr, false);
-  if (document.is_discarded()) throw InputError(request.scenario_file.string() + ": not valid JSON");
+  if (document.is_discarded())
+    throw InputError(request.scenario_file.string() + ": not valid JSON");
   return plan_sweep(document, request);
 }
 
@@ -60,7 +66,9 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
 
   SweepPlan plan;
   SweepDefinition& d = plan.definition;
-  d.scenario_file = file.string();
+  // The name alone: shards may run from other folders or machines, and must merge into exactly
+  // the unsharded files; the document hash tells scenarios apart.
+  d.scenario_file = file.filename().string();
   d.scenario_name = base.name;
   d.description = base.description;
   d.document_hash = document_hash(document);
@@ -69,23 +77,46 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
   d.strategy = request.strategy;
   d.objective = request.objective;
 
-  // Each value alone first, so that a refused value is blamed on its own --grid argument.
-  for (const GridAxis& axis : d.axes) {
-    for (const Json& value : axis.values) {
-      Json single = document;
-      set_grid_value(single, axis, value);
-      parse_for(single, file, "--grid " + axis.argument + ": value " + value_text(value));
-    }
-  }
-  // Then every combination: some values are refused only together (maxInterval < initialInterval).
   const std::size_t combinations = d.combinations();
+  if (combinations > kMaxRuns / d.replications) {
+    throw InputError("--replications " + std::to_string(d.replications) + ": " +
+                     std::to_string(combinations) + " combinations of the grid times " +
+                     std::to_string(d.replications) + " replications exceed " +
+                     std::to_string(kMaxRuns) + " runs");
+  }
   plan.scenarios.reserve(combinations);
+  std::vector<bool> refused(combinations, false);
+  std::optional<std::size_t> first_refused;
   for (std::size_t c = 0; c < combinations; ++c) {
     Json combined = document;
     apply_combination(combined, d.axes, c);
-    plan.scenarios.push_back(
-        parse_for(combined, file, "--grid combination " + combination_label(d.axes, c)));
+    try {
+      plan.scenarios.push_back(sim::parse_scenario(combined, file));
+    } catch (const InputError&) {
+      refused[c] = true;
+      if (!first_refused) first_refused = c;
+    }
   }
+  if (!first_refused) return plan;
+  // Blame one --grid argument when a value of it is refused on its own and in every combination
+  // (a wrong type); values refused only together (initialInterval above maxInterval) leave the
+  // combination to blame.
+  for (std::size_t a = 0; a < d.axes.size(); ++a) {
+    for (std::size_t v = 0; v < d.axes[a].values.size(); ++v) {
+      bool refused_everywhere = true;
+      for (std::size_t c = 0; c < combinations && refused_everywhere; ++c) {
+        if (combination_values(d.axes, c)[a] == v) refused_everywhere = refused[c];
+      }
+      if (!refused_everywhere) continue;
+      Json single = document;
+      set_grid_value(single, d.axes[a], d.axes[a].values[v]);
+      parse_for(single, file,
+                "--grid " + d.axes[a].argument + ": value " + value_text(d.axes[a].values[v]));
+    }
+  }
+  Json combined = document;
+  apply_combination(combined, d.axes, *first_refused);
+  parse_for(combined, file, "--grid combination " + combination_label(d.axes, *first_refused));
   return plan;
 }
 

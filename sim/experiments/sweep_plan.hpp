@@ -39,13 +39,15 @@ struct SweepPlan {
   RunSpec run(std::size_t index) const;
 };
 
-/// Reads the scenario, applies --set, parses the grid and checks every value of every axis, then
-/// every combination, against scenario validation. Throws InputError naming the offending
-/// argument (--grid, --replications, --strategy, --objective) and, for a value the scenario
-/// refuses, the scenario's own message ("FILE: /pointer: message").
+/// Reads the scenario, applies --set, parses the grid and builds every combination's scenario
+/// through scenario validation. Throws InputError naming the offending argument (--grid,
+/// --replications, --strategy, --objective): for a refused combination, the --grid argument whose
+/// value is refused on its own and in every combination (a wrong type), else the combination,
+/// with the scenario's own message ("FILE: /pointer: message").
 SweepPlan plan_sweep(const SweepRequest& request);
 
-/// The same from an already parsed document (`file` names it and anchors relative paths).
+/// The same from an already parsed document (request.scenario_file names it in messages and
+/// anchors relative policy paths).
 SweepPlan plan_sweep(const sim::Json& document, const SweepRequest& request);
 
 }  // namespace pacing::experiments
