@@ -24,10 +24,8 @@ struct EntityMoment {
 /// A queue (one host with one set of limits) at one instant.
 struct QueueMoment {
   std::string key;
-  std::string host;
-  std::optional<int> cap;
-  double rate_interval = 0;  ///< configured spacing, seconds
-  std::vector<std::string> groups;
+  QueueLimit host;                 ///< the host and its limits in this queue
+  std::vector<QueueLimit> groups;  ///< its groups and their limits
   double in_flight = 0;
   double queued = 0;
 };

@@ -25,7 +25,7 @@ void push_change(Steps& s, double t, double v) {
 
 }  // namespace
 
-Steps sum_steps(const std::vector<const Steps*>& parts) {
+Steps sum_steps(const std::vector<const Steps*>& parts, double scale) {
   std::vector<std::pair<double, double>> deltas;  // (t, change of the sum)
   std::size_t total = 0;
   for (const Steps* s : parts) total += s->size();
@@ -43,7 +43,7 @@ Steps sum_steps(const std::vector<const Steps*>& parts) {
   double value = 0;
   for (const auto& [t, d] : deltas) {
     value += d;
-    push_change(out, t, value);
+    push_change(out, t, value * scale);
   }
   return out;
 }
@@ -69,25 +69,26 @@ Steps max_steps(const std::vector<const Steps*>& parts) {
   return out;
 }
 
-std::shared_ptr<Entity> sum_entities(const std::vector<const Entity*>& parts, std::string key) {
-  auto sum = std::make_shared<Entity>();
-  sum->key = std::move(key);
+std::shared_ptr<Entity> merge_entities(const std::vector<const Entity*>& parts, std::string key) {
+  auto merged = std::make_shared<Entity>();
+  merged->key = std::move(key);
   std::vector<const Steps*> in_flight, queued, interval, completed;
   for (const Entity* e : parts) {
     in_flight.push_back(&e->in_flight);
     queued.push_back(&e->queued);
     interval.push_back(&e->interval);
     completed.push_back(&e->completed);
-    sum->refusals.insert(sum->refusals.end(), e->refusals.begin(), e->refusals.end());
-    sum->starts += e->starts;
+    merged->refusals.insert(merged->refusals.end(), e->refusals.begin(), e->refusals.end());
+    merged->starts += e->starts;
   }
-  sum->in_flight = sum_steps(in_flight);
-  sum->queued = sum_steps(queued);
-  sum->interval = max_steps(interval);
-  sum->completed = sum_steps(completed);
-  std::stable_sort(sum->refusals.begin(), sum->refusals.end(),
+  const double mean = parts.empty() ? 1.0 : 1.0 / static_cast<double>(parts.size());
+  merged->in_flight = sum_steps(in_flight, mean);
+  merged->queued = sum_steps(queued, mean);
+  merged->interval = max_steps(interval);
+  merged->completed = sum_steps(completed, mean);
+  std::stable_sort(merged->refusals.begin(), merged->refusals.end(),
                    [](const Refusal& a, const Refusal& b) { return a.t < b.t; });
-  return sum;
+  return merged;
 }
 
 std::vector<Line> choose_lines(const std::vector<RunData>& runs, const LineChoice& choice) {
@@ -102,7 +103,7 @@ std::vector<Line> choose_lines(const std::vector<RunData>& runs, const LineChoic
       }
     }
     const std::string prefix = runs.size() > 1 ? run.label + ": " : "";
-    bool summed = false;
+    bool merged = false;
     if (choice.max_per_run > 1 && chosen.size() > choice.max_per_run) {
       // The busiest stay visible; why: a thousand overlaid lines show nothing.
       std::stable_sort(chosen.begin(), chosen.end(),
@@ -113,12 +114,13 @@ std::vector<Line> choose_lines(const std::vector<RunData>& runs, const LineChoic
       }
       const std::size_t others = rest.size();
       chosen.resize(choice.max_per_run - 1);
-      chosen.push_back(sum_entities(rest, "other " + std::to_string(others) + " hosts (sum)"));
-      summed = true;
+      chosen.push_back(
+          merge_entities(rest, "other " + std::to_string(others) + " hosts (mean per host)"));
+      merged = true;
     }
     for (std::size_t i = 0; i < chosen.size(); ++i) {
-      const bool sum = summed && i + 1 == chosen.size();
-      lines.push_back(Line{r, i, prefix + chosen[i]->key, chosen[i], sum});
+      const bool is_merged = merged && i + 1 == chosen.size();
+      lines.push_back(Line{r, i, prefix + chosen[i]->key, chosen[i], is_merged});
     }
   }
   return lines;

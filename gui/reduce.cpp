@@ -18,8 +18,9 @@ std::vector<Point> step_polyline(const Steps& steps, double x0, double x1, int c
   while (i < n && steps.t[i] <= x1) {
     const double column = std::floor((steps.t[i] - x0) / width);
     const double column_end = x0 + (column + 1) * width;
-    double low = current, high = current;
-    std::size_t j = i;
+    double low = std::min(current, steps.v[i]), high = std::max(current, steps.v[i]);
+    // Point i always belongs to its column (rounding may put column_end at or before it).
+    std::size_t j = i + 1;
     for (; j < n && steps.t[j] < column_end && steps.t[j] <= x1; ++j) {
       low = std::min(low, steps.v[j]);
       high = std::max(high, steps.v[j]);

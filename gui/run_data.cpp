@@ -33,9 +33,12 @@ namespace {
 std::string escape(const std::string& key) {
   std::string out = "/";
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -120,24 +123,39 @@ std::shared_ptr<Entity> read_entity(const std::string& key, const Json& node,
   return e;
 }
 
-/// Decodes a queue key of the core: "host|cap|interval_us" then "|group,cap,interval_us" per group.
+/// Decodes "key|cap|interval_us" (host) or "key,cap,interval_us" (group) of a queue key; the
+/// core writes cap 0 (host) or "-" (group) for no cap.
+QueueLimit decode_limit(const std::string& key, const std::string& cap,
+                        const std::string& interval) {
+  QueueLimit l;
+  l.key = key;
+  if (const int c = std::atoi(cap.c_str()); c > 0) l.cap = c;
+  l.rate_interval = std::atof(interval.c_str()) / 1e6;  // the core's Duration is microseconds
+  return l;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t at = text.find(separator, start);
+    parts.push_back(text.substr(start, at - start));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
+/// Decodes a queue key of the core: "host|cap|interval_us", then "|group,cap,interval_us" per
+/// group the host is in.
 Queue decode_queue(const std::string& key) {
   Queue q;
   q.key = key;
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t bar = key.find('|', start);
-    parts.push_back(key.substr(start, bar - start));
-    if (bar == std::string::npos) break;
-    start = bar + 1;
+  const std::vector<std::string> parts = split(key, '|');
+  q.host.key = parts[0];
+  if (parts.size() >= 3) q.host = decode_limit(parts[0], parts[1], parts[2]);
+  for (std::size_t i = 3; i < parts.size(); ++i) {
+    const std::vector<std::string> g = split(parts[i], ',');
+    if (g.size() == 3) q.groups.push_back(decode_limit(g[0], g[1], g[2]));
   }
-  q.host = parts[0];
-  if (parts.size() >= 3) {
-    const int cap = std::atoi(parts[1].c_str());
-    if (cap > 0) q.cap = cap;
-    q.rate_interval = std::atof(parts[2].c_str()) / 1e6;  // the core's Duration is microseconds
-  }
-  for (std::size_t i = 3; i < parts.size(); ++i) q.groups.push_back(parts[i].substr(0, parts[i].find(',')));
   return q;
 }
 
@@ -170,12 +188,14 @@ RunData read_run(const Json& result) {
   if (hosts == result.end() || !hosts->is_object()) fail("/hosts", "is required (an object)");
   for (const auto& [key, node] : hosts->items()) {
     const auto index = static_cast<std::uint32_t>(run.hosts.size());
-    run.hosts.push_back(read_entity(key, node, "/hosts" + escape(key), false, index, run.has_series));
+    run.hosts.push_back(
+        read_entity(key, node, "/hosts" + escape(key), false, index, run.has_series));
   }
   if (auto groups = result.find("groups"); groups != result.end()) {
     if (!groups->is_object()) fail("/groups", "must be an object");
     for (const auto& [key, node] : groups->items()) {
-      run.groups.push_back(read_entity(key, node, "/groups" + escape(key), true, 0, run.has_series));
+      run.groups.push_back(
+          read_entity(key, node, "/groups" + escape(key), true, 0, run.has_series));
     }
   }
   if (auto queues = result.find("queues"); queues != result.end()) {
@@ -183,10 +203,10 @@ RunData read_run(const Json& result) {
     for (const auto& [key, node] : queues->items()) {
       const std::string pointer = "/queues" + escape(key);
       if (!node.is_object()) fail(pointer, "must be an object");
-      Queue q = decode_queue(key);
+      auto q = std::make_shared<Queue>(decode_queue(key));
       if (auto series = node.find("series"); series != node.end()) {
-        q.in_flight = read_steps(*series, "in_flight", pointer + "/series");
-        q.queued = read_steps(*series, "queued", pointer + "/series");
+        q->in_flight = read_steps(*series, "in_flight", pointer + "/series");
+        q->queued = read_steps(*series, "queued", pointer + "/series");
       }
       run.queues.push_back(std::move(q));
     }

@@ -4,12 +4,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace pacing::gui {
 
@@ -49,13 +48,18 @@ struct Entity {
   double starts = 0;              ///< attempts started (hosts only)
 };
 
+/// A limit as a queue key states it: an in-flight cap and a configured spacing.
+struct QueueLimit {
+  std::string key;           ///< the host, or a group ("*.example.org")
+  std::optional<int> cap;    ///< in-flight cap; none when unlimited
+  double rate_interval = 0;  ///< configured spacing (1 / perSecond), seconds; 0 = none
+};
+
 /// One queue of the core: one host with one set of limits, decoded from its key.
 struct Queue {
   std::string key;
-  std::string host;
-  std::optional<int> cap;             ///< in-flight cap of the host in this queue
-  double rate_interval = 0;           ///< configured spacing (1 / perSecond), seconds; 0 = none
-  std::vector<std::string> groups;    ///< the groups it is in
+  QueueLimit host;
+  std::vector<QueueLimit> groups;  ///< the groups it is in, with their limits
   Steps in_flight, queued;
 };
 
@@ -74,7 +78,7 @@ struct RunData {
   Summary summary;
   std::vector<std::shared_ptr<const Entity>> hosts;
   std::vector<std::shared_ptr<const Entity>> groups;
-  std::vector<Queue> queues;
+  std::vector<std::shared_ptr<const Queue>> queues;  ///< shared: copies of a run stay cheap
   bool has_series = false;  ///< false for results written without step series
 
   /// The last instant anything changed (at least the makespan).

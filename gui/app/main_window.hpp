@@ -1,0 +1,68 @@
+#pragma once
+// pacing-lab-gui's window: scenarios and their settings on the left, the runs on the right, and
+// in the middle the charts, the comparison table and the teaching view.
+
+#include <QMainWindow>
+#include <filesystem>
+
+#include "gui/run_data.hpp"
+
+class QTabWidget;
+
+namespace pacing::gui {
+
+class ChartsTab;
+class RunWorker;
+class RunsPanel;
+class ScenarioPanel;
+class SummaryTable;
+class TeachPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// `shipped_dir` holds the scenarios offered in the list.
+  explicit MainWindow(const std::filesystem::path& shipped_dir, QWidget* parent = nullptr);
+
+  /// Opens a file: a result.json (has "summary") is loaded as a run, anything else as a scenario.
+  void open_file(const std::filesystem::path& file);
+  /// Loads a result.json on the worker thread (large results stay responsive).
+  void open_result(const std::filesystem::path& file);
+  /// Runs the loaded scenario with the form's settings (once, or once per strategy).
+  void run_scenario(bool every_strategy);
+  /// Adds a run to the list (ticked), as a finished run or an opened result would.
+  void add_run(RunData run);
+  /// Writes the charts of the ticked runs as a PNG; false (and a message) on failure.
+  bool export_png(const QString& path, QString* error = nullptr);
+  /// Writes the exact series of the ticked runs as CSV; false (and a message) on failure.
+  bool export_csv(const QString& path, QString* error = nullptr);
+
+  ScenarioPanel* scenario_panel() const { return scenario_; }
+  RunsPanel* runs_panel() const { return runs_; }
+  ChartsTab* charts_tab() const { return charts_; }
+  SummaryTable* summary_table() const { return summary_; }
+  TeachPanel* teach_panel() const { return teach_; }
+  QTabWidget* tabs() const { return tabs_; }
+  RunWorker* worker() const { return worker_; }
+  /// The last problem shown to the user (empty when none).
+  QString last_problem() const { return last_problem_; }
+
+ signals:
+  /// A series of runs or loads finished (for tests and the status bar).
+  void work_finished(bool cancelled);
+
+ private:
+  void build_menus();
+  void show_problem(const QString& message);
+
+  ScenarioPanel* scenario_;
+  RunsPanel* runs_;
+  ChartsTab* charts_;
+  SummaryTable* summary_;
+  TeachPanel* teach_;
+  QTabWidget* tabs_;
+  RunWorker* worker_;
+  QString last_problem_;
+};
+
+}  // namespace pacing::gui

@@ -1,0 +1,93 @@
+#include "gui/plot.hpp"
+
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QLayout>
+#include <QSaveFile>
+#include <memory>
+
+#include "gui/chart_stack.hpp"
+#include "gui/run_data.hpp"
+
+namespace pacing::gui {
+
+namespace {
+
+bool fail(std::string* error, const std::string& message) {
+  if (error) *error = message;
+  return false;
+}
+
+/// Renders with the running QApplication.
+bool render(std::vector<RunData> runs, const std::string& png_path, const PlotSize& size,
+            std::string* error) {
+  ChartStack stack;
+  stack.setAttribute(Qt::WA_DontShowOnScreen);
+  stack.set_runs(std::move(runs));
+  const int legend_height = stack.legend()->sizeHint().height();
+  // The layout would pass its minimum size on to the (offscreen) window, which says on stderr
+  // that it cannot take size hints; the picture's size is set here anyway.
+  stack.layout()->setSizeConstraint(QLayout::SetNoConstraint);
+  stack.resize(size.width, legend_height + 4 * size.chart_height);
+  stack.show();  // charts take their views' size only once shown
+  // Let the charts take their size and lay out before lining their plot areas up.
+  QApplication::processEvents();
+  stack.align_plot_areas();
+  QApplication::processEvents();
+  QApplication::processEvents();
+  const QImage image = stack.grab().toImage();
+  QSaveFile file(QString::fromStdString(png_path));  // all or nothing: no half-written file
+  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+    return fail(error,
+                png_path + ": cannot write the picture (" + file.errorString().toStdString() + ")");
+  }
+  return true;
+}
+
+}  // namespace
+
+bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                       std::string* error) {
+  return render_charts_png(results, png_path, PlotSize{}, {}, error);
+}
+
+bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                       const PlotSize& size, const std::vector<std::string>& labels,
+                       std::string* error) {
+  if (results.empty()) return fail(error, "no result to plot");
+  std::vector<RunData> runs;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    try {
+      runs.push_back(read_run(results[i]));
+    } catch (const ResultError& e) {
+      return fail(error, "result " + std::to_string(i + 1) + ": " + e.what());
+    }
+    if (!runs.back().has_series) {
+      return fail(error, "result " + std::to_string(i + 1) +
+                             ": /hosts: no step series (was it written without series?)");
+    }
+    if (i < labels.size()) runs.back().label = labels[i];
+  }
+  if (QCoreApplication::instance()) {
+    if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+      return fail(error, "charts need a QApplication, and a non-widget application is running");
+    }
+    return render(std::move(runs), png_path, size, error);
+  }
+  // Headless unless the caller chose a platform: a plot needs no display.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+    // Where Qt would default to, saying so on stderr each time; a plot's output stays quiet.
+    qputenv("XDG_RUNTIME_DIR", QString("%1/runtime-%2")
+                                   .arg(QDir::tempPath(), qEnvironmentVariable("USER", "user"))
+                                   .toLocal8Bit());
+  }
+  int argc = 1;
+  char name[] = "pacing-lab";
+  char* argv[] = {name, nullptr};
+  QApplication app(argc, argv);
+  return render(std::move(runs), png_path, size, error);
+}
+
+}  // namespace pacing::gui

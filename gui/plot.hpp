@@ -1,0 +1,26 @@
+#pragma once
+// Headless rendering of the lab's charts: what `pacing-lab plot` and reports call.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pacing::gui {
+
+/// Renders the charts of one or more results (overlaid) to a PNG, headless. Returns false with a
+/// message on failure (and writes nothing then).
+bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                       std::string* error = nullptr);
+
+/// The size of the rendered picture, in pixels.
+struct PlotSize {
+  int width = 1400;
+  int chart_height = 280;  ///< each of the four charts; the legend adds its own height
+};
+
+/// As render_charts_png, with a size and labels for the runs (empty: from the results).
+bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                       const PlotSize& size, const std::vector<std::string>& labels,
+                       std::string* error);
+
+}  // namespace pacing::gui

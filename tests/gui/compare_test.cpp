@@ -1,0 +1,107 @@
+// Comparing runs: each strategy on one scenario, overlaid, with the summary table; cancelling a
+// series between runs.
+
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTest>
+#include <fstream>
+
+#include "gui/app/charts_tab.hpp"
+#include "gui/app/main_window.hpp"
+#include "gui/app/run_worker.hpp"
+#include "gui/app/runs_panel.hpp"
+#include "gui/app/scenario_panel.hpp"
+#include "gui/app/summary_table.hpp"
+#include "gui/chart_stack.hpp"
+#include "tests/gui/helpers.hpp"
+
+namespace pacing::gui::test {
+
+namespace {
+
+int column_of(const QString& header) {
+  return static_cast<int>(SummaryTable::headers().indexOf(header));
+}
+
+int row_of(const SummaryTable& table, const QString& strategy) {
+  for (int row = 0; row < table.rowCount(); ++row) {
+    if (table.item(row, column_of("strategy"))->text() == strategy) return row;
+  }
+  return -1;
+}
+
+}  // namespace
+
+class CompareTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void each_strategy_overlaid_with_a_summary_table() {
+    MainWindow window(PACING_SCENARIO_DIR);
+    QVERIFY(window.scenario_panel()->open_scenario(shipped("kgf-burst")));
+    QSignalSpy done(&window, &MainWindow::work_finished);
+    window.run_scenario(true);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.first().first().toBool(), false);  // not cancelled
+    QCOMPARE(window.runs_panel()->count(), 3);
+
+    const SummaryTable& table = *window.summary_table();
+    QCOMPARE(table.rowCount(), 3);
+    const int refusals = column_of("refusals");
+    const int throttle = row_of(table, "throttle");
+    const int unpaced = row_of(table, "unpaced");
+    QVERIFY(throttle >= 0 && unpaced >= 0);
+    // The field report: unpaced, the admission gate refuses about 650 of the 800 at once; the
+    // throttle's 32 in flight get no refusal.
+    QCOMPARE(table.item(throttle, refusals)->text(), QString("0"));
+    QVERIFY(table.item(unpaced, refusals)->text().toInt() > 600);
+    QVERIFY(table.item(throttle, refusals)->font().bold());  // the best of the column
+    QVERIFY(!table.item(unpaced, refusals)->font().bold());
+    QVERIFY(table.item(throttle, column_of("makespan"))->text().endsWith(" s"));
+
+    // One line per run on every chart, named by run, in one legend.
+    ChartStack* charts = window.charts_tab()->charts();
+    QCOMPARE(charts->lines().size(), std::size_t{3});
+    const QStringList legend = charts->legend()->texts();
+    QVERIFY2(legend.contains("unpaced #3: kgf.example.org"), qPrintable(legend.join(" | ")));
+    QVERIFY(legend.filter("refusal (").size() == 1);
+
+    // Unticking a run takes it out of the charts and the table.
+    window.runs_panel()->set_ticked(2, false);
+    QCOMPARE(charts->lines().size(), std::size_t{2});
+    QCOMPARE(table.rowCount(), 2);
+  }
+
+  void cancel_stops_before_the_next_run() {
+    MainWindow window(PACING_SCENARIO_DIR);
+    QVERIFY(window.scenario_panel()->open_scenario(shipped("kgf-burst")));
+    QSignalSpy done(&window, &MainWindow::work_finished);
+    window.run_scenario(true);
+    window.worker()->cancel();  // the first run may have begun; no other will
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.first().first().toBool(), true);
+    QVERIFY(window.runs_panel()->count() <= 1);
+    QVERIFY(!window.worker()->busy());
+  }
+
+  void a_result_file_opens_as_a_run() {
+    const auto dir = std::filesystem::path(output_path("result-for-open").toStdString());
+    std::filesystem::create_directories(dir);
+    {
+      std::ofstream out(dir / "result.json");
+      out << simulate("qlever-no-retry-after", "comunica").dump();
+    }
+    MainWindow window(PACING_SCENARIO_DIR);
+    QSignalSpy done(&window, &MainWindow::work_finished);
+    window.open_file(dir / "result.json");
+    QVERIFY(done.wait(60000));
+    QCOMPARE(window.runs_panel()->count(), 1);
+    QCOMPARE(window.runs_panel()->current_run()->strategy, std::string("comunica"));
+    QCOMPARE(window.runs_panel()->current_run()->label, std::string("result-for-open"));
+  }
+};
+
+std::unique_ptr<QObject> make_compare_test() { return std::make_unique<CompareTest>(); }
+
+}  // namespace pacing::gui::test
+
+#include "compare_test.moc"

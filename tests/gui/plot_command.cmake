@@ -1,0 +1,50 @@
+# pacing-lab plot: several results overlaid into one PNG (exit 0); bad input exits 2, names the
+# file (and the JSON Pointer), and writes nothing. Leaves plot-command.png in OUT to look at.
+set(work "${OUT}/plot-command")
+file(REMOVE_RECURSE "${work}")
+file(MAKE_DIRECTORY "${work}")
+foreach(strategy throttle comunica)
+  execute_process(COMMAND "${LAB}" run "${SOURCE}/scenarios/timeout-contamination.json"
+                          --strategy ${strategy} --out "${work}/${strategy}"
+                  RESULT_VARIABLE code OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "run --strategy ${strategy} failed (${code}): ${err}")
+  endif()
+endforeach()
+
+execute_process(COMMAND "${LAB}" plot "${work}/throttle/result.json" "${work}/comunica/result.json"
+                        -o "${OUT}/plot-command.png"
+                RESULT_VARIABLE code OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+if(NOT code EQUAL 0 OR NOT EXISTS "${OUT}/plot-command.png")
+  message(FATAL_ERROR "plot failed (${code}): ${err}")
+endif()
+if(NOT err STREQUAL "")
+  message(FATAL_ERROR "plot should print nothing on stderr, printed:\n${err}")
+endif()
+file(SIZE "${OUT}/plot-command.png" size)
+if(size LESS 20000)
+  message(FATAL_ERROR "plot-command.png is suspiciously small (${size} bytes)")
+endif()
+
+# Bad input: a result with a broken series, a file that is not JSON, a missing file.
+file(WRITE "${work}/broken.json"
+     "{\"summary\":{\"requests\":1,\"completed\":1,\"gave_up\":0,\"refusals\":0,\"retries\":0,\"makespan\":1},\"hosts\":{\"a.org\":{\"series\":{\"queued\":[[0,1],[\"x\",2]]}}}}")
+file(WRITE "${work}/not-json.json" "{ nope")
+foreach(case "broken.json: /hosts/a.org/series/queued/1: must be a [t, value] pair of numbers"
+             "not-json.json: not valid JSON"
+             "missing.json: cannot read the file")
+  string(REGEX REPLACE ":.*" "" file "${case}")
+  execute_process(COMMAND "${LAB}" plot "${work}/throttle/result.json" "${work}/${file}"
+                          -o "${work}/never.png"
+                  RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT code EQUAL 2)
+    message(FATAL_ERROR "plot with ${file} must exit 2, got ${code}: ${err}")
+  endif()
+  string(FIND "${err}" "${case}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected \"${case}\" in:\n${err}")
+  endif()
+  if(EXISTS "${work}/never.png")
+    message(FATAL_ERROR "plot wrote ${work}/never.png despite bad input")
+  endif()
+endforeach()
