@@ -218,11 +218,11 @@ void ChartStack::update_legend() {
   }
   // One entry each, drawn in the colour of a line that has them; the text says the rest.
   if (refused) {
-    entries.push_back({"refusal (429, 503, 405 + Retry-After), in the colour of its line",
+    entries.push_back({"refusal (429, 503, 405 + Retry-After)",
                        QPen(line_color(*refused, runs_.size())), LegendEntry::Swatch::marker});
   }
   if (paused) {
-    entries.push_back({"paused by Retry-After (shaded, interval chart)",
+    entries.push_back({"paused by Retry-After (interval chart)",
                        QPen(line_color(*paused, runs_.size())), LegendEntry::Swatch::area});
   }
   QStringList notes;
