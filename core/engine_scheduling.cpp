@@ -233,6 +233,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   p.state = RequestState::in_flight;
   ++p.attempts;
   p.attempt_id = ++next_attempt;
+  p.started_at = now;
   p.handed_to_transport = false;
   attempts.emplace(p.attempt_id, p.id);
   outbox.push_back(p.attempt_id);
@@ -267,7 +268,7 @@ void Engine::Impl::flush_outbox() {
     auto it = attempts.find(aid);
     if (it == attempts.end()) continue;  // aborted before it could be sent
     Pending& p = *requests.at(it->second);
-    Attempt attempt{aid, p.id, p.attempts, &p.request, p.authority, p.target};
+    Attempt attempt{aid, p.id, p.attempts, &p.request, p.authority, p.target, p.started_at};
     p.handed_to_transport = true;
     std::weak_ptr<Impl> weak = self;
     transport.send(attempt, [weak, aid](AttemptResult r) {

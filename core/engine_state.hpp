@@ -107,6 +107,7 @@ struct Pending {
   int retries = 0;
   std::vector<std::uint64_t> epochs;  ///< each constraint entity's epoch when the attempt started
   std::uint64_t attempt_id = 0;
+  Instant started_at{};  ///< when the current attempt left its queue
   bool handed_to_transport = false;  ///< the current attempt left the outbox
   bool abort_requested = false;      ///< abort() came while its answer was being handled
   Clock::TimerId timer = 0;

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/http.hpp"
+#include "core/time.hpp"
 
 namespace pacing {
 
@@ -16,6 +17,9 @@ struct Attempt {
   const Request* request_data = nullptr;  ///< valid during send() only; headers include User-Agent
   std::string_view authority;  ///< host[:port] of the URL
   std::string_view target;     ///< path and query of the URL
+  /// The instant the engine let this attempt leave its queue: its spacing and pauses count from
+  /// here. On real time the transport is called a little later; record this, not a later now().
+  Instant started_at{};
 };
 
 /// Carries attempts to servers. Implementations call `on_settled` exactly once per attempt, later

@@ -9,6 +9,9 @@ namespace pacing::sim {
 
 void StepSeries::set(double t, double value) {
   if (!points_.empty() && points_.back().second == value) return;
+  // On real time a start is stamped with the engine's instant, which can precede a point already
+  // recorded during the same pump: keep the series in time order.
+  if (!points_.empty()) t = std::max(t, points_.back().first);
   if (!points_.empty() && points_.back().first == t) {
     points_.back().second = value;
     if (points_.size() > 1 && points_[points_.size() - 2].second == value) points_.pop_back();
@@ -65,9 +68,9 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   if (watcher_) watcher_->completed(tag, c);
 }
 
-void Recorder::update_host_series(HostStats& h) {
+void Recorder::update_host_series(HostStats& h, std::optional<Instant> at) {
   if (!series_) return;
-  const double now = t(clock_.now());
+  const double now = t(at.value_or(clock_.now()));
   h.in_flight_series.set(now, static_cast<double>(h.in_flight));
   h.queued_series.set(now, static_cast<double>(h.open - h.in_flight));
 }
@@ -81,9 +84,9 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   if (attempt.number > 1) ++h.retries;
   ++h.in_flight;
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
-  update_host_series(h);
-  open_attempts_[attempt.id] = OpenAttempt{tag, attempt.number, clock_.now()};
-  if (watcher_) watcher_->sent(tag, h.name, clock_.now());
+  update_host_series(h, attempt.started_at);
+  open_attempts_[attempt.id] = OpenAttempt{tag, attempt.number, attempt.started_at};
+  if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
   const std::uint64_t id = attempt.id;
   inner_.send(attempt, [this, id, handler = std::move(on_settled)](AttemptResult result) {
     settled(id, std::move(result), handler);

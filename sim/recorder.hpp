@@ -100,7 +100,8 @@ class Recorder final : public Transport, public EngineObserver {
   };
 
   double t(Instant at) const { return to_seconds(at); }
-  void update_host_series(HostStats& h);
+  /// Steps the host's in-flight and queued series at `at` (by default, now).
+  void update_host_series(HostStats& h, std::optional<Instant> at = std::nullopt);
   /// Forgets an open attempt (no longer in flight); nullopt when it was not open.
   std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
   void trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
