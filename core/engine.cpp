@@ -41,7 +41,7 @@ Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings) {
 Engine::~Engine() {
   if (impl_->timer_armed) impl_->clock.cancel(impl_->timer);
   for (auto& [id, p] : impl_->requests) {
-    if (p->state == RequestState::delayed) impl_->clock.cancel(p->timer);
+    if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer);
   }
   for (auto& [aid, rid] : impl_->attempts) impl_->transport.abandon(aid);
 }
@@ -50,9 +50,9 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
                                 CompletionHandler done, AttemptListener listener) {
   Impl& s = *impl_;
   if (!context) context = std::make_shared<const RequestContext>();
-  auto owned = std::make_unique<Pending>();
-  Pending& p = *owned;
-  p.id = ++s.next_request;
+  const RequestId id = ++s.next_request;
+  Pending& p = s.requests.try_emplace(id).first->second;
+  p.id = id;
   p.seq = ++s.next_seq;
   p.context = std::move(context);
   p.done = std::move(done);
@@ -61,7 +61,6 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
     request.headers.emplace_back("User-Agent", s.settings.user_agent);
   }
   p.request = std::move(request);
-  s.requests.emplace(p.id, std::move(owned));
 
   auto url = parse_url(p.request.url);
   if (!url) {
@@ -87,7 +86,7 @@ void Engine::abort(RequestId id) {
   Impl& s = *impl_;
   auto it = s.requests.find(id);
   if (it == s.requests.end()) return;
-  Pending& p = *it->second;
+  Pending& p = it->second;
   auto qit = s.queues.find(p.queue);
   switch (p.state) {
     case RequestState::waiting: {

@@ -28,16 +28,13 @@ void Engine::Impl::release_slot(Queue& q) {
   notify_all(q);
 }
 
-std::function<void()> Engine::Impl::finish(Pending& p, Completion completion) {
+Engine::Impl::Telling Engine::Impl::finish(Pending& p, Completion completion) {
   Queue* q = nullptr;
   if (auto it = queues.find(p.queue); it != queues.end()) q = &it->second;
   if (q && --q->members == 0) retire_queue(*q);
-  auto done = std::move(p.done);
-  RequestId id = p.id;
-  requests.erase(id);
-  return [done = std::move(done), id, c = std::move(completion)] {
-    if (done) done(id, c);
-  };
+  Telling tell{std::move(p.done), p.id, std::move(completion)};
+  requests.erase(tell.id);
+  return tell;
 }
 
 void Engine::Impl::fail_later(Pending& p, std::string error) {
@@ -50,7 +47,7 @@ void Engine::Impl::fail_later(Pending& p, std::string error) {
     auto it = s->requests.find(id);
     if (it == s->requests.end()) return;
     Completion c{Completion::Kind::failed, {AttemptResult::Kind::network, {}, error}, 0, error};
-    s->finish(*it->second, std::move(c))();
+    s->finish(it->second, std::move(c))();
   });
 }
 
@@ -107,7 +104,7 @@ void Engine::Impl::forget_hint(Entity& e) {
 void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   auto found = attempts.find(aid);
   if (found == attempts.end()) return;  // abandoned
-  Pending& p = *requests.at(found->second);
+  Pending& p = requests.at(found->second);
   attempts.erase(found);
   Queue& q = queues.at(p.queue);
   const Instant now = clock.now();
@@ -154,11 +151,13 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   const bool waits_too_long =
       refusal && retry_after && ctx.retry_delay_limit && *retry_after > *ctx.retry_delay_limit;
 
-  AttemptListener listener = p.listener;  // the request may be gone when listeners run
+  // The request may be gone when listeners run: keep what they need (most requests have none).
+  std::optional<AttemptListener> listener;
+  if (p.listener.settled || p.listener.retrying) listener = p.listener;
   const int attempt = p.attempts;
   std::optional<AttemptResult> told_settled;
-  if (listener.settled) told_settled = result;
-  std::function<void()> tell;
+  if (listener && listener->settled) told_settled = result;
+  Telling tell;
   bool retrying = false;
   if (p.abort_requested) {
     AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
@@ -187,15 +186,15 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
     tell = finish(p, Completion{Completion::Kind::response, std::move(result), attempt, {}});
   }
   pump();
-  if (told_settled) listener.settled(attempt, *told_settled);
-  if (retrying && listener.retrying) listener.retrying(attempt);
+  if (told_settled) listener->settled(attempt, *told_settled);
+  if (retrying && listener && listener->retrying) listener->retrying(attempt);
   if (tell) tell();
 }
 
 void Engine::Impl::requeue(RequestId id) {
   auto it = requests.find(id);
-  if (it == requests.end() || it->second->state != RequestState::delayed) return;
-  Pending& p = *it->second;
+  if (it == requests.end() || it->second.state != RequestState::delayed) return;
+  Pending& p = it->second;
   if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
   enqueue(queues.at(p.queue), p);
   pump();

@@ -41,7 +41,8 @@ struct Engine::Impl {
   EngineObserver* observer = nullptr;
   std::weak_ptr<Impl> self;
 
-  std::unordered_map<RequestId, std::unique_ptr<Pending>> requests;
+  // Requests by id, held in place (an unordered_map never moves its elements).
+  std::unordered_map<RequestId, Pending> requests;
   std::unordered_map<std::uint64_t, RequestId> attempts;  // in-flight attempt -> request
   std::unordered_map<std::string, Entity> entities;
   std::unordered_map<std::string, RateSlot> rates;
@@ -150,9 +151,21 @@ struct Engine::Impl {
 
   void release_slot(Queue& q);
 
+  /// A completion to tell the caller, held until the engine's state is consistent (a plain
+  /// struct, not a std::function: this is on every request's path).
+  struct Telling {
+    CompletionHandler done;
+    RequestId id = 0;
+    Completion completion;
+    explicit operator bool() const { return static_cast<bool>(done); }
+    void operator()() const {
+      if (done) done(id, completion);
+    }
+  };
+
   /// Ends a request: leaves its queue (released when no request holds it) and forgets it.
   /// Returns what to tell the caller; the caller runs it once the engine's state is consistent.
-  std::function<void()> finish(Pending& p, Completion completion);
+  Telling finish(Pending& p, Completion completion);
 
   void fail_later(Pending& p, std::string error);
 

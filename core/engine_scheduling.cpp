@@ -267,7 +267,7 @@ void Engine::Impl::flush_outbox() {
     outbox.pop_front();
     auto it = attempts.find(aid);
     if (it == attempts.end()) continue;  // aborted before it could be sent
-    Pending& p = *requests.at(it->second);
+    Pending& p = requests.at(it->second);
     Attempt attempt{aid, p.id, p.attempts, &p.request, p.authority, p.target, p.started_at};
     p.handed_to_transport = true;
     std::weak_ptr<Impl> weak = self;

@@ -94,7 +94,13 @@ std::optional<UrlParts> parse_url(std::string_view url) {
   rest.remove_prefix(2);
 
   // The authority runs to the first '/', '?' or '#' (RFC 3986 §3.2).
-  const std::size_t authority_end = rest.find_first_of("/?#");
+  // (A plain loop: string_view::find_first_of searches the set once per character.)
+  std::size_t authority_end = 0;
+  while (authority_end < rest.size() && rest[authority_end] != '/' && rest[authority_end] != '?' &&
+         rest[authority_end] != '#') {
+    ++authority_end;
+  }
+  if (authority_end == rest.size()) authority_end = std::string_view::npos;
   std::string_view authority = rest.substr(0, authority_end);
   std::string_view path_and_more =
       authority_end == std::string_view::npos ? std::string_view{} : rest.substr(authority_end);

@@ -37,53 +37,72 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
       clock_.schedule(now + timeout_, [this] { expire_timeouts(); });
     }
   }
-  auto it = servers_.find(std::string(attempt.authority));
+  auto it = servers_.find(attempt.authority);
   if (it == servers_.end()) {
-    clock_.schedule(now, [this, id] {
-      AttemptResult r;
-      r.kind = AttemptResult::Kind::network;
-      r.error = "no such host";
-      settle(id, std::move(r));
-    });
+    fail_later(id, now, "no such host");
     return;
   }
   Server& server = it->second;
-  const Duration one_way = server.latency.sample(rng_) / 2;
+  open.one_way = server.latency.sample(rng_) / 2;
   if (server.failure_probability > 0 &&
       std::uniform_real_distribution<double>(0, 1)(rng_) < server.failure_probability) {
-    clock_.schedule(now + one_way, [this, id] {
-      AttemptResult r;
-      r.kind = AttemptResult::Kind::network;
-      r.error = "connection reset";
-      settle(id, std::move(r));
-    });
+    fail_later(id, now + open.one_way, "connection reset");
     return;
   }
-  ModelRequest request = model_request(attempt.request_data->method, std::string(attempt.target),
-                                       attempt.request_data->headers, kDefaultClientAddress);
-  ServerHost* host = server.host.get();
-  clock_.schedule(now + one_way, [this, host, id, one_way, request = std::move(request)]() mutable {
-    host->handle(std::move(request), [this, id, one_way](const Reply& reply) {
-      AttemptResult r;
-      switch (reply.fault) {
-        case Reply::Fault::stall: return;  // the client's timeout ends it
-        case Reply::Fault::reset:
-          r.kind = AttemptResult::Kind::network;
-          r.error = "connection reset";
-          break;
-        case Reply::Fault::malformed:
-          r.kind = AttemptResult::Kind::network;
-          r.error = "malformed response";
-          break;
-        case Reply::Fault::none:
-          r.response.status = reply.status;
-          r.response.headers = reply.headers;
-          r.response.body = reply.body;
-      }
-      clock_.schedule(clock_.now() + one_way, [this, id, r = std::move(r)]() mutable {
-        settle(id, std::move(r));
-      });
-    });
+  std::uint32_t slot;
+  if (free_transit_.empty()) {
+    slot = static_cast<std::uint32_t>(transit_.size());
+    transit_.emplace_back();
+  } else {
+    slot = free_transit_.back();
+    free_transit_.pop_back();
+  }
+  InTransit& t = transit_[slot];
+  t.host = server.host.get();
+  t.attempt_id = id;
+  t.request = model_request(attempt.request_data->method, std::string(attempt.target),
+                            attempt.request_data->headers, kDefaultClientAddress);
+  clock_.schedule(now + open.one_way, [this, slot] { arrive(slot); });
+}
+
+void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string error) {
+  open_.at(attempt_id).result = {AttemptResult::Kind::network, {}, std::move(error)};
+  clock_.schedule(at, [this, attempt_id] {
+    auto it = open_.find(attempt_id);
+    if (it != open_.end()) settle(attempt_id, std::move(it->second.result));
+  });
+}
+
+void SimNetwork::arrive(std::uint32_t slot) {
+  ServerHost* host = transit_[slot].host;
+  const std::uint64_t id = transit_[slot].attempt_id;
+  ModelRequest request = std::move(transit_[slot].request);
+  free_transit_.push_back(slot);
+  host->handle(std::move(request), [this, id](const Reply& reply) { respond(id, reply); });
+}
+
+void SimNetwork::respond(std::uint64_t id, const Reply& reply) {
+  auto it = open_.find(id);
+  if (it == open_.end()) return;  // the client gave up meanwhile: the answer goes nowhere
+  AttemptResult& r = it->second.result;
+  switch (reply.fault) {
+    case Reply::Fault::stall:
+      return;  // the client's timeout ends it
+    case Reply::Fault::reset:
+      r = {AttemptResult::Kind::network, {}, "connection reset"};
+      break;
+    case Reply::Fault::malformed:
+      r = {AttemptResult::Kind::network, {}, "malformed response"};
+      break;
+    case Reply::Fault::none:
+      r.kind = AttemptResult::Kind::response;
+      r.response.status = reply.status;
+      r.response.headers = reply.headers;
+      r.response.body = reply.body;
+  }
+  clock_.schedule(clock_.now() + it->second.one_way, [this, id] {
+    auto found = open_.find(id);
+    if (found != open_.end()) settle(id, std::move(found->second.result));
   });
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/transport.hpp"
 #include "sim/scheduler.hpp"
@@ -36,16 +37,39 @@ class SimNetwork final : public Transport {
   };
   struct Open {
     SettledHandler on_settled;
+    Duration one_way{0};   ///< this attempt's latency each way
+    AttemptResult result;  ///< the answer on its way back
   };
+  /// A request on its way to a server. It arrives even if the client gave up meanwhile (the
+  /// server cannot know), so it is kept apart from `open_`.
+  struct InTransit {
+    ServerHost* host = nullptr;
+    std::uint64_t attempt_id = 0;
+    ModelRequest request;
+  };
+  /// Hashes std::string and std::string_view alike, so lookups by view allocate nothing.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const {
+      return std::hash<std::string_view>()(key);
+    }
+  };
+  // Scheduled callbacks capture at most two words ({this, id}), which std::function keeps without
+  // allocating: the state they need lives in `open_` and `transit_`.
   void settle(std::uint64_t attempt_id, AttemptResult result);
+  void arrive(std::uint32_t transit_slot);
+  void respond(std::uint64_t attempt_id, const Reply& reply);
+  void fail_later(std::uint64_t attempt_id, Instant at, std::string error);
   /// Times out the attempts whose deadline has come, then waits for the next deadline.
   void expire_timeouts();
 
   Scheduler& clock_;
   Rng& rng_;
   Duration timeout_;
-  std::unordered_map<std::string, Server> servers_;
+  std::unordered_map<std::string, Server, KeyHash, std::equal_to<>> servers_;
   std::unordered_map<std::uint64_t, Open> open_;
+  std::vector<InTransit> transit_;
+  std::vector<std::uint32_t> free_transit_;
   // Every attempt has the same timeout, so deadlines come in the order attempts were sent: a
   // FIFO and one timer replace a timer per attempt (which would crowd the event heap with
   // cancelled entries, one per attempt, for a whole timeout).

@@ -85,18 +85,17 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   ++h.in_flight;
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
   update_host_series(h, attempt.started_at);
-  open_attempts_[attempt.id] = OpenAttempt{tag, attempt.number, attempt.started_at};
+  open_attempts_[attempt.id] =
+      OpenAttempt{tag, attempt.number, attempt.started_at, std::move(on_settled)};
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
   const std::uint64_t id = attempt.id;
-  inner_.send(attempt, [this, id, handler = std::move(on_settled)](AttemptResult result) {
-    settled(id, std::move(result), handler);
-  });
+  inner_.send(attempt, [this, id](AttemptResult result) { settled(id, std::move(result)); });
 }
 
 std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attempt_id) {
   auto it = open_attempts_.find(attempt_id);
   if (it == open_attempts_.end()) return std::nullopt;
-  const OpenAttempt a = it->second;
+  OpenAttempt a = std::move(it->second);
   open_attempts_.erase(it);
   HostStats& h = hosts_[requests_[a.tag].host];
   --h.in_flight;
@@ -104,9 +103,10 @@ std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attem
   return a;
 }
 
-void Recorder::settled(std::uint64_t attempt_id, AttemptResult result,
-                       const SettledHandler& handler) {
-  if (auto a = close_attempt(attempt_id)) {
+void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
+  auto a = close_attempt(attempt_id);
+  if (!a) return;  // abandoned: nobody waits for it
+  {
     HostStats& h = hosts_[requests_[a->tag].host];
     std::optional<Duration> retry_after;
     bool refusal = false;
@@ -127,7 +127,7 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result,
     trace_line(*a, clock_.now(), &result, retry_after, to_string(result.kind));
     if (watcher_) watcher_->settled(a->tag, h.name, clock_.now(), refusal, retry_after);
   }
-  handler(std::move(result));
+  a->handler(std::move(result));
 }
 
 void Recorder::abandon(std::uint64_t attempt_id) {

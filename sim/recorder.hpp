@@ -94,6 +94,9 @@ class Recorder final : public Transport, public EngineObserver {
     std::uint64_t tag;
     int number;
     Instant sent;
+    /// The strategy's handler, kept here so the callback given to the inner transport holds
+    /// only {this, id} (std::function stores that without allocating).
+    SettledHandler handler;
   };
   struct EntitySeries {
     StepSeries in_flight, queued, interval, paused_until;
@@ -106,7 +109,7 @@ class Recorder final : public Transport, public EngineObserver {
   std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
   void trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
-  void settled(std::uint64_t attempt_id, AttemptResult result, const SettledHandler& handler);
+  void settled(std::uint64_t attempt_id, AttemptResult result);
 
   Clock& clock_;
   Transport& inner_;

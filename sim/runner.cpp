@@ -22,7 +22,8 @@ namespace {
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const ClientSpec& client,
                                         Clock& clock, Transport& transport) {
-  if (name == "comunica") return std::make_unique<ComunicaStrategy>(clock, transport, client.comunica);
+  if (name == "comunica")
+    return std::make_unique<ComunicaStrategy>(clock, transport, client.comunica);
   if (name == "unpaced")
     return std::make_unique<UnpacedStrategy>(clock, transport, client.unpaced_retries,
                                              client.engine.user_agent);
@@ -87,7 +88,8 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   Recorder recorder(clock, world.transport(), options.trace, options.series);
   InvariantChecker checker(scenario, strategy_name == "throttle");
   recorder.set_watcher(&checker);
-  std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, scenario.client, clock, recorder);
+  std::unique_ptr<Strategy> strategy =
+      make_strategy(strategy_name, scenario.client, clock, recorder);
   strategy->set_observer(&recorder);
 
   // Each request's strategy id by tag, and which are still open, for aborts and the end of the run.
@@ -106,6 +108,10 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
       if (e.count > 0) cursors.push_back({q, &e, "https://" + e.host + e.path});
     }
   }
+  auto on_completed = [&](std::uint64_t tag, const Completion& c) {
+    open[tag] = false;
+    recorder.completed(tag, c);
+  };
   std::function<void(std::size_t)> issue_next = [&](std::size_t c) {
     EntryCursor& cur = cursors[c];
     const QuerySpec& query = scenario.queries[cur.query];
@@ -125,11 +131,12 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
       open.push_back(true);
       checker.issued(tag, cur.query, cur.entry->host);
       request.tag = tag;
-      id_of_tag.push_back(strategy->issue(std::move(request), query.context,
-                                          [&, tag](Engine::RequestId, const Completion& c) {
-                                            open[tag] = false;
-                                            recorder.completed(tag, c);
-                                          }));
+      // Two words of capture: std::function keeps them without allocating.
+      id_of_tag.push_back(
+          strategy->issue(std::move(request), query.context,
+                          [done = &on_completed, tag](Engine::RequestId, const Completion& c) {
+                            (*done)(tag, c);
+                          }));
       ++cur.issued;
     } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
     if (cur.issued < cur.entry->count) {

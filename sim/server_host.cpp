@@ -28,20 +28,21 @@ void ServerHost::handle(ModelRequest request, Respond respond) {
   const std::uint64_t id = request.id;
   Arrival arrival = model.arrive(clock_.now(), request, rng_);
   if (arrival.reply) {
-    serve(model, id, *arrival.reply, std::move(respond));
+    serve(model, id, std::move(*arrival.reply), std::move(respond));
     return;
   }
   waiting_.emplace(id, Waiting{&model, std::move(respond)});
-  clock_.schedule(arrival.wait_until, [this, &model, id] {
+  clock_.schedule(arrival.wait_until, [this, id] {
     auto it = waiting_.find(id);
     if (it == waiting_.end()) return;  // admitted meanwhile
-    if (auto reply = model.expire(clock_.now(), id, rng_)) {
+    ServerModel& waited = *it->second.model;
+    if (auto reply = waited.expire(clock_.now(), id, rng_)) {
       Respond respond = std::move(it->second.respond);
       waiting_.erase(it);
-      serve(model, id, *reply, std::move(respond));
+      serve(waited, id, std::move(*reply), std::move(respond));
     }
     // The expired request may have been blocking the line behind it.
-    admit(model, model.take_admissions(clock_.now(), rng_));
+    admit(waited, waited.take_admissions(clock_.now(), rng_));
   });
 }
 
@@ -51,23 +52,35 @@ void ServerHost::admit(ServerModel& model, std::vector<Admission> admissions) {
     if (it == waiting_.end()) continue;
     Respond respond = std::move(it->second.respond);
     waiting_.erase(it);
-    serve(model, a.id, a.reply, std::move(respond));
+    serve(model, a.id, std::move(a.reply), std::move(respond));
   }
 }
 
-void ServerHost::serve(ServerModel& model, std::uint64_t id, const Reply& reply, Respond respond) {
+void ServerHost::serve(ServerModel& model, std::uint64_t id, Reply reply, Respond respond) {
   if (reply.never) return;
-  ++serving_;
-  clock_.schedule(clock_.now() + reply.service, [this, &model, id, reply, respond] {
-    --serving_;
-    Reply sent = reply;
-    if (fault_.probability > 0 &&
-        std::uniform_real_distribution<double>(0, 1)(rng_) < fault_.probability) {
-      sent.fault = fault_.kind;
-    }
-    respond(sent);
-    admit(model, model.finish(clock_.now(), id, rng_));
-  });
+  std::uint32_t slot;
+  if (free_serving_.empty()) {
+    slot = static_cast<std::uint32_t>(serving_.size());
+    serving_.emplace_back();
+  } else {
+    slot = free_serving_.back();
+    free_serving_.pop_back();
+  }
+  const Duration service = reply.service;
+  serving_[slot] = Serving{&model, id, std::move(reply), std::move(respond)};
+  clock_.schedule(clock_.now() + service, [this, slot] { send_reply(slot); });
+}
+
+void ServerHost::send_reply(std::uint32_t slot) {
+  Serving s = std::move(serving_[slot]);  // the slot may be reused by what this reply sets off
+  serving_[slot] = Serving{};
+  free_serving_.push_back(slot);
+  if (fault_.probability > 0 &&
+      std::uniform_real_distribution<double>(0, 1)(rng_) < fault_.probability) {
+    s.reply.fault = fault_.kind;
+  }
+  s.respond(s.reply);
+  admit(*s.model, s.model->finish(clock_.now(), s.id, rng_));
 }
 
 std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std::string& host,
@@ -79,8 +92,9 @@ std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std
   std::vector<ServerHost::Route> routes;
   if (auto paths = server.spec.find("paths"); paths != server.spec.end()) {
     for (const auto& [prefix, spec] : paths->items()) {
-      routes.push_back({prefix, make_model(spec, server.pointer + "/paths/" + pointer_escape(prefix),
-                                           defects, env, {})});
+      routes.push_back(
+          {prefix, make_model(spec, server.pointer + "/paths/" + pointer_escape(prefix), defects,
+                              env, {})});
     }
   }
   if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));

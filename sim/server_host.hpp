@@ -38,11 +38,13 @@ class ServerHost {
   /// A request arrives now.
   void handle(ModelRequest request, Respond respond);
   /// Requests admitted or waiting, not answered yet.
-  std::size_t open() const { return waiting_.size() + serving_; }
+  std::size_t open() const { return waiting_.size() + (serving_.size() - free_serving_.size()); }
 
  private:
   ServerModel& model_for(const std::string& path);
-  void serve(ServerModel& model, std::uint64_t id, const Reply& reply, Respond respond);
+  void serve(ServerModel& model, std::uint64_t id, Reply reply, Respond respond);
+  /// The reply held in `slot` goes out now.
+  void send_reply(std::uint32_t slot);
   /// Serves waiting requests the model now admits.
   void admit(ServerModel& model, std::vector<Admission> admissions);
 
@@ -56,7 +58,16 @@ class ServerHost {
     Respond respond;
   };
   std::unordered_map<std::uint64_t, Waiting> waiting_;
-  std::size_t serving_ = 0;
+  /// Replies being served, in reusable slots: the timer that sends one captures only its slot
+  /// (no allocation per request; this is on every simulated request's path).
+  struct Serving {
+    ServerModel* model = nullptr;
+    std::uint64_t id = 0;
+    Reply reply;
+    Respond respond;
+  };
+  std::vector<Serving> serving_;
+  std::vector<std::uint32_t> free_serving_;
   std::uint64_t next_id_ = 0;
 };
 
