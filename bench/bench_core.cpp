@@ -4,6 +4,7 @@
 //
 //   bench_core          a readable table
 //   bench_core --json   one line: {"one_host_ns":...,"many_hosts_ns":...,"group_ns":...}
+//   bench_core --only one|many|group   that workload alone, once (for profilers)
 
 #include <algorithm>
 #include <chrono>
@@ -138,6 +139,13 @@ Figure measure(const Workload& w, int repetitions) {
 
 int main(int argc, char** argv) {
   const bool json = argc > 1 && std::string_view(argv[1]) == "--json";
+  if (argc > 2 && std::string_view(argv[1]) == "--only") {
+    const std::string_view which = argv[2];
+    const Workload w = which == "one" ? one_host() : which == "many" ? many_hosts() : one_group();
+    const Figure f = measure(w, 1);
+    std::printf("%s: %.1f ns/request\n", f.name.c_str(), f.ns_per_request());
+    return 0;
+  }
   constexpr int kRepetitions = 3;
   const std::vector<Figure> figures = {measure(one_host(), kRepetitions),
                                        measure(many_hosts(), kRepetitions),
