@@ -31,7 +31,17 @@ constexpr const char* kObjectiveHelp =
     "(on means; = compares exactly), METRIC one of completed, gave_up, failed, aborted, refusals, "
     "retries, makespan, latency_p50, latency_p95, latency_p99 (suffix _ci95 for the half-width "
     "of its 95% interval). Example: 'min:makespan,gave_up=0,refusals<=5' (quote it: < and > are "
-    "shell redirections). Ties go to the earlier combination.";
+    "shell redirections). Ties go to the earlier combination. When no combination meets the "
+    "constraints the files are still written and the exit code is 1 (for CI jobs).";
+
+/// Exit code of a complete sweep: 1 when it has an objective that no combination meets.
+int objective_exit_code(const SweepTable& table) {
+  if (table.objective && !table.best) {
+    std::cerr << "no combination meets the objective " << table.objective->text << "\n";
+    return kExpectationFailed;
+  }
+  return kOk;
+}
 
 struct SweepArgs {
   std::string scenario;
@@ -103,7 +113,7 @@ int sweep_command(const SweepArgs& a) {
               << ", sweep.md, "
               << "runs.csv and manifest.json\n";
   }
-  return kOk;
+  return objective_exit_code(sweep.table);
 }
 
 int merge_command(const std::vector<std::string>& dirs, const std::string& out,
@@ -114,7 +124,7 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out,
   write_files(out, sweep.files);
   std::cout << format_sweep_summary(sweep.table) << "\nmerged " << dirs.size() << " director"
             << (dirs.size() == 1 ? "y" : "ies") << " into " << out << "\n";
-  return kOk;
+  return objective_exit_code(sweep.table);
 }
 
 struct ReportArgs {

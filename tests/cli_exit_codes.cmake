@@ -37,6 +37,27 @@ string(FIND "${stdout}" "/summary/completed = 3, expected 4" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "check must say which expectation failed:\n${stdout}")
 endif()
+# A sweep objective no combination meets: the files are written, and a CI job sees exit 1.
+set(sweep_out "${CMAKE_CURRENT_BINARY_DIR}/unmet-objective-out")
+file(REMOVE_RECURSE "${sweep_out}")
+execute_process(COMMAND "${LAB}" sweep "${SOURCE}/scenarios/kgf-burst.json"
+                        --grid "/client/inFlight=8,16" --replications 1 --jobs 1
+                        --objective "min:makespan,completed>=1000000" --out "${sweep_out}"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 1)
+  message(FATAL_ERROR "an unmet sweep objective must exit 1, got ${code}: ${err}")
+endif()
+string(FIND "${err}" "no combination meets the objective" at)
+if(at EQUAL -1 OR NOT EXISTS "${sweep_out}/sweep.csv")
+  message(FATAL_ERROR "an unmet objective must be said and the files written:\n${err}")
+endif()
+execute_process(COMMAND "${LAB}" sweep "${SOURCE}/scenarios/kgf-burst.json"
+                        --grid "/client/inFlight=8,16" --replications 1 --jobs 1
+                        --objective "min:makespan"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "a met sweep objective must exit 0, got ${code}: ${err}")
+endif()
 execute_process(COMMAND "${LAB}" --version RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
 if(NOT code EQUAL 0 OR NOT stdout MATCHES "pacing-lab [0-9]")
   message(FATAL_ERROR "--version: ${code} ${stdout}")
