@@ -56,7 +56,9 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   p.seq = ++s.next_seq;
   p.context = std::move(context);
   p.done = std::move(done);
-  p.listener = std::move(listener);
+  if (listener.sent || listener.settled || listener.retrying) {
+    p.listener = std::make_shared<const AttemptListener>(std::move(listener));
+  }
   if (!s.settings.browser && !find_header(request.headers, "User-Agent")) {
     request.headers.emplace_back("User-Agent", s.settings.user_agent);
   }

@@ -151,9 +151,8 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   const bool waits_too_long =
       refusal && retry_after && ctx.retry_delay_limit && *retry_after > *ctx.retry_delay_limit;
 
-  // The request may be gone when listeners run: keep what they need (most requests have none).
-  std::optional<AttemptListener> listener;
-  if (p.listener.settled || p.listener.retrying) listener = p.listener;
+  // The request may be gone when listeners run: keep the listener (most requests have none).
+  const std::shared_ptr<const AttemptListener> listener = p.listener;
   const int attempt = p.attempts;
   std::optional<AttemptResult> told_settled;
   if (listener && listener->settled) told_settled = result;

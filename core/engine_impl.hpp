@@ -53,6 +53,7 @@ struct Engine::Impl {
     std::weak_ptr<const RequestContext> context;  // a new context at a freed address re-resolves
     std::variant<EffectiveLimits, std::string> limits;
     std::string queue_key;
+    QueueId queue = 0;  // the queue last found for it (ids are never reused: 0 or found = same)
   };
   struct ResolutionKeyHash {
     std::size_t operator()(const std::pair<const RequestContext*, std::string>& k) const {

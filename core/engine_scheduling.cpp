@@ -85,12 +85,17 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   if (auto* err = std::get_if<std::string>(&r.limits)) return *err;
   const EffectiveLimits& limits = std::get<EffectiveLimits>(r.limits);
   const std::string& qkey = r.queue_key;
-  if (auto it = queue_ids.find(qkey); it != queue_ids.end()) {
-    Queue& q = queues.at(it->second);
+  auto known = queues.find(r.queue);
+  if (known == queues.end()) {
+    if (auto it = queue_ids.find(qkey); it != queue_ids.end()) known = queues.find(it->second);
+  }
+  if (known != queues.end()) {
+    Queue& q = known->second;
     if (q.idle) {  // reused: held again
       idle_queues.erase(*q.idle);
       q.idle.reset();
     }
+    r.queue = q.id;
     return &q;
   }
 
@@ -105,6 +110,7 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   }
   for (Constraint& c : q.constraints) c.entity->queues.insert(id);
   queue_ids.emplace(qkey, id);
+  r.queue = id;
   return &q;
 }
 
@@ -275,7 +281,7 @@ void Engine::Impl::flush_outbox() {
       if (auto s = weak.lock()) s->on_settled(aid, std::move(r));
     });
     // The listener may abort this very request, which destroys `p` and its listener.
-    if (auto sent = p.listener.sent) sent(attempt.number);
+    if (auto listener = p.listener; listener && listener->sent) listener->sent(attempt.number);
   }
 }
 

@@ -98,7 +98,9 @@ struct Pending {
   Request request;
   std::shared_ptr<const RequestContext> context;
   Engine::CompletionHandler done;
-  AttemptListener listener;
+  /// Null when the caller listens to nothing (most requests); shared, so that a listener can
+  /// outlive its request while it is being told.
+  std::shared_ptr<const AttemptListener> listener;
   QueueId queue = 0;
   std::string authority;
   std::string target;
@@ -107,7 +109,7 @@ struct Pending {
   int retries = 0;
   std::vector<std::uint64_t> epochs;  ///< each constraint entity's epoch when the attempt started
   std::uint64_t attempt_id = 0;
-  Instant started_at{};  ///< when the current attempt left its queue
+  Instant started_at{};              ///< when the current attempt left its queue
   bool handed_to_transport = false;  ///< the current attempt left the outbox
   bool abort_requested = false;      ///< abort() came while its answer was being handled
   Clock::TimerId timer = 0;

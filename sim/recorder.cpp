@@ -185,9 +185,14 @@ void Recorder::on_entity(const EntityState& e) {
     g.paused_until.set(now, paused);
     return;
   }
-  auto it = host_index_.find(e.key);
-  if (it == host_index_.end()) return;
-  HostStats& h = hosts_[it->second];
+  // The engine tells about one host several times in a row (queued, started, released):
+  // remember the last one instead of hashing its name each time.
+  if (last_entity_ >= hosts_.size() || hosts_[last_entity_].name != e.key) {
+    auto it = host_index_.find(e.key);
+    if (it == host_index_.end()) return;
+    last_entity_ = it->second;
+  }
+  HostStats& h = hosts_[last_entity_];
   h.interval = to_seconds(e.interval);
   h.max_interval = std::max(h.max_interval, h.interval);
   if (!series_) return;

@@ -129,6 +129,7 @@ class Recorder final : public Transport, public EngineObserver {
   std::unordered_map<std::uint64_t, OpenAttempt> open_attempts_;
   std::map<std::string, EntitySeries> groups_;
   std::map<std::string, EntitySeries> queues_;
+  std::uint32_t last_entity_ = UINT32_MAX;  ///< the host on_entity() was last told about
   std::size_t open_requests_ = 0;
   std::uint64_t refusals_ = 0;
   Instant last_completion_{};
