@@ -75,7 +75,7 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
     return p.id;
   }
   Queue& q = *std::get<Queue*>(queue);
-  p.queue = q.id;
+  p.queue = &q;
   p.authority = url->authority;
   p.target = url->target;
   ++q.members;
@@ -89,10 +89,9 @@ void Engine::abort(RequestId id) {
   auto it = s.requests.find(id);
   if (it == s.requests.end()) return;
   Pending& p = it->second;
-  auto qit = s.queues.find(p.queue);
   switch (p.state) {
     case RequestState::waiting: {
-      Queue& q = qit->second;
+      Queue& q = *p.queue;
       const bool was_head = q.waiting.begin()->first == p.seq;
       q.waiting.erase(p.seq);
       for (Constraint& c : q.constraints) --c.entity->queued;
@@ -113,7 +112,7 @@ void Engine::abort(RequestId id) {
       } else {
         --p.attempts;  // started in this pump but never sent
       }
-      s.release_slot(qit->second);
+      s.release_slot(*p.queue);
       break;
     case RequestState::settling:  // its answer is being handled: it completes aborted then
       p.abort_requested = true;

@@ -29,9 +29,7 @@ void Engine::Impl::release_slot(Queue& q) {
 }
 
 Engine::Impl::Telling Engine::Impl::finish(Pending& p, Completion completion) {
-  Queue* q = nullptr;
-  if (auto it = queues.find(p.queue); it != queues.end()) q = &it->second;
-  if (q && --q->members == 0) retire_queue(*q);
+  if (Queue* q = p.queue; q && --q->members == 0) retire_queue(*q);
   Telling tell{std::move(p.done), p.id, std::move(completion)};
   requests.erase(tell.id);
   return tell;
@@ -106,7 +104,7 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   if (found == attempts.end()) return;  // abandoned
   Pending& p = requests.at(found->second);
   attempts.erase(found);
-  Queue& q = queues.at(p.queue);
+  Queue& q = *p.queue;
   const Instant now = clock.now();
   p.state = RequestState::settling;
 
@@ -195,7 +193,7 @@ void Engine::Impl::requeue(RequestId id) {
   if (it == requests.end() || it->second.state != RequestState::delayed) return;
   Pending& p = it->second;
   if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
-  enqueue(queues.at(p.queue), p);
+  enqueue(*p.queue, p);
   pump();
 }
 

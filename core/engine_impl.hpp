@@ -64,7 +64,7 @@ struct Engine::Impl {
       resolutions;
   std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
 
-  std::set<std::pair<Seq, QueueId>> ready;
+  std::map<Seq, Queue*> ready;  // by their head's arrival
   std::priority_queue<TimedEntry, std::vector<TimedEntry>, std::greater<>> timed;
   std::vector<Gate*> dirty_gates;
   std::deque<std::uint64_t> outbox;  // attempts started, to send once the pump is done

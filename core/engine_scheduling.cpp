@@ -138,10 +138,10 @@ void Engine::Impl::release_queue(Queue& q) {
 void Engine::Impl::unplace(Queue& q) {
   switch (q.placement) {
     case Placement::ready:
-      ready.erase({q.placed_seq, q.id});
+      ready.erase(q.placed_seq);
       break;
     case Placement::parked:
-      q.parked_on->parked.erase({q.placed_seq, q.id});
+      q.parked_on->parked.erase(q.placed_seq);
       break;
     case Placement::timed:
       ++q.version;
@@ -157,7 +157,7 @@ void Engine::Impl::place_ready(Queue& q) {
   unplace(q);
   if (q.waiting.empty()) return;
   q.placed_seq = q.waiting.begin()->first;
-  ready.insert({q.placed_seq, q.id});
+  ready.emplace(q.placed_seq, &q);
   q.placement = Placement::ready;
 }
 
@@ -175,14 +175,14 @@ void Engine::Impl::wake_dirty_gates() {
     g->dirty = false;
     for (std::size_t room = g->cap - std::min(g->cap, g->in_flight); room > 0 && !g->parked.empty();
          --room) {
-      auto [seq, id] = *g->parked.begin();
+      auto [seq, parked] = *g->parked.begin();
       g->parked.erase(g->parked.begin());
-      Queue& q = queues.at(id);
+      Queue& q = *parked;
       q.placement = Placement::none;
       q.parked_on = nullptr;
       q.woken_by = g;
       q.placed_seq = seq;
-      ready.insert({seq, id});
+      ready.emplace(seq, &q);
       q.placement = Placement::ready;
     }
   }
@@ -218,7 +218,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   for (Constraint& c : q.constraints) {
     if (c.gate->in_flight >= c.gate->cap) {
       q.placed_seq = q.waiting.begin()->first;
-      c.gate->parked.insert({q.placed_seq, q.id});
+      c.gate->parked.emplace(q.placed_seq, &q);
       q.placement = Placement::parked;
       q.parked_on = c.gate;
       return false;
@@ -255,9 +255,8 @@ void Engine::Impl::pump() {
   for (;;) {
     wake_dirty_gates();
     if (ready.empty()) break;
-    auto [seq, id] = *ready.begin();
+    Queue& q = *ready.begin()->second;
     ready.erase(ready.begin());
-    Queue& q = queues.at(id);
     q.placement = Placement::none;
     Gate* woken = std::exchange(q.woken_by, nullptr);
     if (!try_start(q, now) && woken && woken->in_flight < woken->cap) mark_dirty(*woken);

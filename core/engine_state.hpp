@@ -48,15 +48,17 @@ struct RateSlot {
   Instant last_start = kLongAgo;
 };
 
+struct Queue;
+
 /// An in-flight cap shared by the queues that use it. Queues that found it full wait in `parked`
 /// by the arrival order of their oldest request, so room goes to the longest waiter.
 struct Gate {
   std::string key;
   std::size_t cap = kUnlimited;
   std::size_t in_flight = 0;
-  std::size_t users = 0;  ///< queues using the gate; it is released at zero
-  std::set<std::pair<Seq, QueueId>> parked;
-  bool dirty = false;  ///< gained room since parked queues were last woken
+  std::size_t users = 0;         ///< queues using the gate; it is released at zero
+  std::map<Seq, Queue*> parked;  ///< by their head's arrival (unique: a request is in one queue)
+  bool dirty = false;            ///< gained room since parked queues were last woken
 };
 
 /// One of the things a request must satisfy to start: an entity's pause and learned interval, a
@@ -101,7 +103,9 @@ struct Pending {
   /// Null when the caller listens to nothing (most requests); shared, so that a listener can
   /// outlive its request while it is being told.
   std::shared_ptr<const AttemptListener> listener;
-  QueueId queue = 0;
+  /// Its queue (null until it has one). A queue lives while it has members, and an
+  /// unordered_map never moves its elements, so the pointer stays valid: no lookup per step.
+  Queue* queue = nullptr;
   std::string authority;
   std::string target;
   RequestState state = RequestState::waiting;

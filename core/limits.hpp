@@ -45,7 +45,7 @@ Limits overlay(const Limits& base, const Limits& over);
 /// every configured group containing the host.
 struct EffectiveLimits {
   struct Part {
-    std::string key;  ///< host authority, or group key "*.domain"
+    std::string key;                 ///< host authority, or group key "*.domain"
     std::optional<std::size_t> cap;  ///< in-flight cap (always set for the host)
     Duration interval{0};            ///< configured spacing, zero when none
   };

@@ -60,7 +60,7 @@ struct EngineSettings {
 
 /// Tells a caller about each attempt of one request, so it can time the server alone.
 struct AttemptListener {
-  std::function<void(int attempt)> sent;  ///< the attempt left its queue
+  std::function<void(int attempt)> sent;                           ///< the attempt left its queue
   std::function<void(int attempt, const AttemptResult&)> settled;  ///< headers arrived, or failure
   std::function<void(int attempt)> retrying;  ///< its response is let go for another attempt
 };
