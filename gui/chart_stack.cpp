@@ -124,12 +124,12 @@ void ChartStack::build_chart(ChartKind kind, ChartParts& parts) {
     chart.addSeries(series);
     series->attachAxis(parts.time);
     series->attachAxis(parts.value);
-    step_bindings_.push_back({series, &steps});
+    step_bindings_.push_back({series, &steps, &parts});
     max = std::max(max, steps.max_value());
     if (kind == ChartKind::in_flight) add_refusals(parts, line);
   }
   set_round_range(*parts.value, max, text.integral);
-  parts.value_top = parts.value->max();
+  parts.integral = text.integral;
   parts.cursor = new QLineSeries(&chart);
   QPen pen(QColor(60, 60, 60));
   pen.setStyle(Qt::DashLine);
@@ -239,10 +239,17 @@ void ChartStack::set_time_window(double x0, double x1) {
   x0_ = x0;
   x1_ = x1;
   setting_window_ = true;
-  for (ChartParts& parts : charts_) {
+  // Each value axis fits what the window shows (a zoom into a quiet stretch is readable), and
+  // undoes the value zoom a rubber band not of the full height would make.
+  std::array<double, kChartKinds.size()> top{};
+  for (const StepBinding& b : step_bindings_) {
+    double& t = top[static_cast<std::size_t>(b.chart - charts_.data())];
+    t = std::max(t, b.steps->max_between(x0_, x1_));
+  }
+  for (std::size_t i = 0; i < charts_.size(); ++i) {
+    ChartParts& parts = charts_[i];
     set_time_range(*parts.time, x0_, x1_, plot_width());
-    // The rubber band zooms the value axis too when the band is not the full height.
-    parts.value->setRange(0, parts.value_top);
+    set_round_range(*parts.value, top[i], parts.integral);
   }
   setting_window_ = false;
   redraw();

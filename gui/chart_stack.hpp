@@ -71,12 +71,13 @@ class ChartStack : public QWidget {
     QValueAxis* value = nullptr;
     QValueAxis* unit = nullptr;  ///< hidden 0..1 axis for pauses and the cursor
     QLineSeries* cursor = nullptr;
-    double value_top = 1;  ///< the value axis' top for the whole run (zoom keeps it)
+    bool integral = false;  ///< counts (whole ticks) rather than seconds
   };
   /// A drawn series and the exact steps it reduces.
   struct StepBinding {
     QLineSeries* series;
     const Steps* steps;
+    ChartParts* chart;  ///< the chart it is drawn in
   };
   /// A drawn marker series and the refusals it stands for.
   struct MarkerBinding {

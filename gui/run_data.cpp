@@ -27,6 +27,14 @@ double Steps::before(double time) const {
 
 double Steps::max_value() const { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
+double Steps::max_between(double x0, double x1) const {
+  double max = at(x0);
+  const auto first = std::upper_bound(t.begin(), t.end(), x0) - t.begin();
+  const auto last = std::upper_bound(t.begin(), t.end(), x1) - t.begin();
+  if (first < last) max = std::max(max, *std::max_element(v.begin() + first, v.begin() + last));
+  return max;
+}
+
 namespace {
 
 /// "/" + the key escaped for a JSON Pointer (RFC 6901).

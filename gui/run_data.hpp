@@ -26,6 +26,8 @@ struct Steps {
   bool empty() const { return t.empty(); }
   std::size_t size() const { return t.size(); }
   double max_value() const;
+  /// The largest value in force at some instant of [x0, x1].
+  double max_between(double x0, double x1) const;
 };
 
 /// One refusal of a request (429, 503, 405 with Retry-After), as the recorder saw it settle.

@@ -145,6 +145,25 @@ class ChartsTest : public QObject {
     QCOMPARE(charts.window_end(), charts.run_end());
   }
 
+  void value_axes_fit_the_zoomed_window() {
+    ChartStack charts;
+    charts.resize(1200, 900);
+    charts.set_runs({run_of("qlever-no-retry-after")});
+    auto* value =
+        qobject_cast<QValueAxis*>(charts.chart(ChartKind::queued)->axes(Qt::Vertical).first());
+    QCOMPARE(value->max(), 150.0);  // 119 waiting at most over the whole run
+    const Steps& queued = charts.lines()[0].entity->queued;
+    // The last tenth of the run: the queue has mostly drained.
+    const double end = charts.run_end(), start = 0.9 * end;
+    const double shown = queued.max_between(start, end);
+    QVERIFY2(shown > 0 && shown < 50, qPrintable(QString::number(shown)));
+    charts.set_time_window(start, end);
+    QVERIFY2(value->max() >= shown && value->max() < 100,
+             qPrintable(QString::number(value->max())));
+    charts.reset_zoom();
+    QCOMPARE(value->max(), 150.0);
+  }
+
   void the_wheel_zooms_every_chart_along_time() {
     ChartStack charts;
     charts.resize(1200, 900);

@@ -25,6 +25,16 @@ class RunDataTest : public QObject {
     QCOMPARE(s.before(0), 0.0);
   }
 
+  void steps_give_their_largest_value_in_a_window() {
+    const Steps s{{0, 1, 2, 3}, {5, 9, 2, 4}};
+    QCOMPARE(s.max_between(2.5, 2.9), 2.0);  // in force from t = 2, no change inside
+    QCOMPARE(s.max_between(2.5, 3.0), 4.0);  // a change at the window's end counts
+    QCOMPARE(s.max_between(1.5, 3.0), 9.0);  // so does the value in force at its start
+    QCOMPARE(s.max_between(0.5, 1.0), 9.0);
+    QCOMPARE(s.max_between(-2, -1), 0.0);  // before the first change point
+    QCOMPARE(s.max_between(0, 10), 9.0);
+  }
+
   void reduction_keeps_each_columns_range_with_few_points() {
     // A million changes: a saw between 0 and 99, and one spike of 500 in the middle.
     Steps s;
