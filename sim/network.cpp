@@ -49,19 +49,10 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
     fail_later(id, now + open.one_way, "connection reset");
     return;
   }
-  std::uint32_t slot;
-  if (free_transit_.empty()) {
-    slot = static_cast<std::uint32_t>(transit_.size());
-    transit_.emplace_back();
-  } else {
-    slot = free_transit_.back();
-    free_transit_.pop_back();
-  }
-  InTransit& t = transit_[slot];
-  t.host = server.host.get();
-  t.attempt_id = id;
-  t.request = model_request(attempt.request_data->method, std::string(attempt.target),
-                            attempt.request_data->headers, kDefaultClientAddress);
+  const std::uint32_t slot =
+      transit_.put({server.host.get(), id,
+                    model_request(attempt.request_data->method, std::string(attempt.target),
+                                  attempt.request_data->headers, kDefaultClientAddress)});
   clock_.schedule(now + open.one_way, [this, slot] { arrive(slot); });
 }
 
@@ -74,11 +65,9 @@ void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string er
 }
 
 void SimNetwork::arrive(std::uint32_t slot) {
-  ServerHost* host = transit_[slot].host;
-  const std::uint64_t id = transit_[slot].attempt_id;
-  ModelRequest request = std::move(transit_[slot].request);
-  free_transit_.push_back(slot);
-  host->handle(std::move(request), [this, id](const Reply& reply) { respond(id, reply); });
+  InTransit t = transit_.take(slot);
+  const std::uint64_t id = t.attempt_id;
+  t.host->handle(std::move(t.request), [this, id](const Reply& reply) { respond(id, reply); });
 }
 
 void SimNetwork::respond(std::uint64_t id, const Reply& reply) {

@@ -13,6 +13,7 @@
 #include "core/transport.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace pacing::sim {
 
@@ -68,8 +69,7 @@ class SimNetwork final : public Transport {
   Duration timeout_;
   std::unordered_map<std::string, Server, KeyHash, std::equal_to<>> servers_;
   std::unordered_map<std::uint64_t, Open> open_;
-  std::vector<InTransit> transit_;
-  std::vector<std::uint32_t> free_transit_;
+  SlotPool<InTransit> transit_;
   // Every attempt has the same timeout, so deadlines come in the order attempts were sent: a
   // FIFO and one timer replace a timer per attempt (which would crowd the event heap with
   // cancelled entries, one per attempt, for a whole timeout).

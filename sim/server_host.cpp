@@ -58,23 +58,13 @@ void ServerHost::admit(ServerModel& model, std::vector<Admission> admissions) {
 
 void ServerHost::serve(ServerModel& model, std::uint64_t id, Reply reply, Respond respond) {
   if (reply.never) return;
-  std::uint32_t slot;
-  if (free_serving_.empty()) {
-    slot = static_cast<std::uint32_t>(serving_.size());
-    serving_.emplace_back();
-  } else {
-    slot = free_serving_.back();
-    free_serving_.pop_back();
-  }
   const Duration service = reply.service;
-  serving_[slot] = Serving{&model, id, std::move(reply), std::move(respond)};
+  const std::uint32_t slot = serving_.put({&model, id, std::move(reply), std::move(respond)});
   clock_.schedule(clock_.now() + service, [this, slot] { send_reply(slot); });
 }
 
 void ServerHost::send_reply(std::uint32_t slot) {
-  Serving s = std::move(serving_[slot]);  // the slot may be reused by what this reply sets off
-  serving_[slot] = Serving{};
-  free_serving_.push_back(slot);
+  Serving s = serving_.take(slot);  // the slot may be reused by what this reply sets off
   if (fault_.probability > 0 &&
       std::uniform_real_distribution<double>(0, 1)(rng_) < fault_.probability) {
     s.reply.fault = fault_.kind;

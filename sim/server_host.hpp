@@ -12,6 +12,7 @@
 
 #include "core/clock.hpp"
 #include "sim/models/model.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace pacing::sim {
 
@@ -38,7 +39,7 @@ class ServerHost {
   /// A request arrives now.
   void handle(ModelRequest request, Respond respond);
   /// Requests admitted or waiting, not answered yet.
-  std::size_t open() const { return waiting_.size() + (serving_.size() - free_serving_.size()); }
+  std::size_t open() const { return waiting_.size() + serving_.size(); }
 
  private:
   ServerModel& model_for(const std::string& path);
@@ -66,8 +67,7 @@ class ServerHost {
     Reply reply;
     Respond respond;
   };
-  std::vector<Serving> serving_;
-  std::vector<std::uint32_t> free_serving_;
+  SlotPool<Serving> serving_;
   std::uint64_t next_id_ = 0;
 };
 

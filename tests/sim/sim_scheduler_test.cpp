@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/scheduler.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace pacing::sim {
 namespace {
@@ -51,9 +52,8 @@ TEST(Scheduler, CancellingARunTimerDoesNotCancelItsSlotsNextUser) {
 
 TEST(Scheduler, PastInstantRunsNowNotInThePast) {
   Scheduler s;
-  s.schedule(Instant{5s}, [&] {
-    s.schedule(Instant{1s}, [&] { EXPECT_EQ(s.now(), Instant{5s}); });
-  });
+  s.schedule(Instant{5s},
+             [&] { s.schedule(Instant{1s}, [&] { EXPECT_EQ(s.now(), Instant{5s}); }); });
   s.run();
   EXPECT_EQ(s.now(), Instant{5s});
 }
@@ -83,6 +83,22 @@ TEST(Scheduler, WallTimeCountsFromEpoch) {
   Scheduler s(std::chrono::sys_days{std::chrono::January / 1 / 2026});
   EXPECT_EQ(s.wall_time(Instant{90s}),
             std::chrono::sys_days{std::chrono::January / 1 / 2026} + 90s);
+}
+
+// The pool the network and the server hosts park per-request state in.
+TEST(SlotPool, ReusesFreedSlotsAndGivesBackWhatWasPut) {
+  SlotPool<std::string> pool;
+  const auto a = pool.put("first");
+  const auto b = pool.put("second");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(pool.size(), 2u);
+  EXPECT_EQ(pool.take(a), "first");
+  EXPECT_EQ(pool.size(), 1u);
+  const auto c = pool.put("third");
+  EXPECT_EQ(c, a);  // the freed slot, not a new one
+  EXPECT_EQ(pool.take(b), "second");
+  EXPECT_EQ(pool.take(c), "third");
+  EXPECT_EQ(pool.size(), 0u);
 }
 
 }  // namespace

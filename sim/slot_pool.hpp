@@ -1,0 +1,41 @@
+#pragma once
+// Values parked in reusable slots, named by a 32-bit index: a scheduled callback that captures
+// {this, slot} fits in std::function's inline storage, so parking per-request state costs no
+// allocation once the pool has grown.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace pacing::sim {
+
+template <class T>
+class SlotPool {
+ public:
+  /// Parks `value`; returns its slot.
+  std::uint32_t put(T value) {
+    if (free_.empty()) {
+      slots_.push_back(std::move(value));
+      return static_cast<std::uint32_t>(slots_.size() - 1);
+    }
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    slots_[slot] = std::move(value);
+    return slot;
+  }
+  /// Takes the value out of `slot` (which `put` returned and nobody took yet) and frees it.
+  T take(std::uint32_t slot) {
+    T value = std::move(slots_[slot]);
+    slots_[slot] = T{};  // release what the moved-from value may still hold
+    free_.push_back(slot);
+    return value;
+  }
+  /// Values parked now.
+  std::size_t size() const { return slots_.size() - free_.size(); }
+
+ private:
+  std::vector<T> slots_;
+  std::vector<std::uint32_t> free_;
+};
+
+}  // namespace pacing::sim
