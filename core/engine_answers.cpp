@@ -54,7 +54,7 @@ void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Durat
   const Rules& rules = settings.rules;
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
     Entity& e = *q.constraints[i].entity;
-    const bool counts = !rules.count_only_since_last_change || p.epochs[i] == e.epoch;
+    const bool counts = !rules.count_only_since_last_change || p.epoch_of(i) == e.epoch;
     const Duration before = e.learned;
     const Instant paused_before = e.paused_until;
     if (refusal && retry_after) {

@@ -226,7 +226,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   }
   Pending& p = *q.waiting.begin()->second;
   q.waiting.erase(q.waiting.begin());
-  p.epochs.resize(q.constraints.size());
+  p.group_epochs.resize(q.constraints.size() - 1);
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
     Constraint& c = q.constraints[i];
     c.entity->last_start = now;
@@ -234,7 +234,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
     ++c.gate->in_flight;
     ++c.entity->in_flight;
     --c.entity->queued;
-    p.epochs[i] = c.entity->epoch;
+    (i == 0 ? p.host_epoch : p.group_epochs[i - 1]) = c.entity->epoch;
   }
   p.state = RequestState::in_flight;
   ++p.attempts;

@@ -111,7 +111,13 @@ struct Pending {
   RequestState state = RequestState::waiting;
   int attempts = 0;
   int retries = 0;
-  std::vector<std::uint64_t> epochs;  ///< each constraint entity's epoch when the attempt started
+  /// Each constraint entity's epoch when the attempt started: the host's here, its groups' in
+  /// `group_epochs` (empty, so no allocation, for a host in no group).
+  std::uint64_t host_epoch = 0;
+  std::vector<std::uint64_t> group_epochs;
+  std::uint64_t epoch_of(std::size_t constraint) const {
+    return constraint == 0 ? host_epoch : group_epochs[constraint - 1];
+  }
   std::uint64_t attempt_id = 0;
   Instant started_at{};              ///< when the current attempt left its queue
   bool handed_to_transport = false;  ///< the current attempt left the outbox
