@@ -29,7 +29,8 @@ constexpr const char* kObjectiveHelp =
     "Pick and mark the best combination: DIRECTION:METRIC[,CONSTRAINT]... where DIRECTION is min "
     "or max (of the metric's mean), CONSTRAINT is METRIC OP NUMBER with OP one of = <= >= < > "
     "(on means; = compares exactly), METRIC one of completed, gave_up, failed, aborted, refusals, "
-    "retries, makespan, latency_p50, latency_p95, latency_p99 (suffix _ci95 for the half-width "
+    "retries, makespan, latency_p50, latency_p95, latency_p99 or a --metric NAME (suffix _ci95 "
+    "for the half-width "
     "of its 95% interval). Example: 'min:makespan,gave_up=0,refusals<=5' (quote it: < and > are "
     "shell redirections). Ties go to the earlier combination. When no combination meets the "
     "constraints the files are still written and the exit code is 1 (for CI jobs).";
@@ -47,6 +48,7 @@ struct SweepArgs {
   std::string scenario;
   std::vector<std::string> grid;
   std::vector<std::string> sets;
+  std::vector<std::string> metrics;
   long long replications = 1;  // signed, so that -1 is refused rather than wrapped
   std::string out;
   std::string objective;
@@ -60,6 +62,7 @@ int sweep_command(const SweepArgs& a) {
   request.scenario_file = a.scenario;
   request.sets = a.sets;
   request.grid = a.grid;
+  request.metrics = a.metrics;
   if (a.replications < 1) {
     throw InputError("--replications " + std::to_string(a.replications) + ": must be at least 1");
   }
@@ -206,6 +209,12 @@ void add_sweep_commands(CLI::App& app, Action& action) {
       ->allow_extra_args(false);  // one value per --grid: the scenario may follow
   sweep_cmd->add_option("--replications", sweep->replications,
                         "Runs per combination, seeds the scenario's seed + 0..N-1 (default 1)");
+  sweep_cmd
+      ->add_option("--metric", sweep->metrics,
+                   "One more column: NAME=/json/pointer into each run's result.json, e.g. "
+                   "qlever_refusals=/hosts/qlever.dev/refusals (repeatable; usable in "
+                   "--objective)")
+      ->allow_extra_args(false);
   sweep_cmd->add_option("--out", sweep->out, "Write the sweep's files to DIR");
   sweep_cmd->add_option("--objective", sweep->objective, kObjectiveHelp);
   sweep_cmd->add_option("--strategy", sweep->strategy,

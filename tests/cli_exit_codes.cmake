@@ -58,6 +58,16 @@ execute_process(COMMAND "${LAB}" sweep "${SOURCE}/scenarios/kgf-burst.json"
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "a met sweep objective must exit 0, got ${code}: ${err}")
 endif()
+# A --metric whose pointer no run's result has: exit 2 naming the metric, nothing written.
+set(metric_out "${CMAKE_CURRENT_BINARY_DIR}/missing-metric-out")
+file(REMOVE_RECURSE "${metric_out}")
+execute_process(COMMAND "${LAB}" sweep "${SOURCE}/scenarios/kgf-burst.json" --jobs 1
+                        --metric "nobody=/hosts/nobody.example.org/refusals" --out "${metric_out}"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_VARIABLE stdout)
+string(FIND "${err}" "metric nobody" at)
+if(NOT code EQUAL 2 OR at EQUAL -1 OR EXISTS "${metric_out}")
+  message(FATAL_ERROR "a missing --metric must exit 2, name it and write nothing (${code}):\n${err}")
+endif()
 execute_process(COMMAND "${LAB}" --version RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
 if(NOT code EQUAL 0 OR NOT stdout MATCHES "pacing-lab [0-9]")
   message(FATAL_ERROR "--version: ${code} ${stdout}")

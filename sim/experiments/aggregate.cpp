@@ -41,7 +41,7 @@ std::string metric_header(const Metric& metric) {
 /// The table rows as Markdown, with `metrics` (indices) as columns.
 std::string markdown_table(const SweepTable& t, const std::vector<std::size_t>& metrics) {
   const SweepDefinition& d = t.definition;
-  const auto& all = sweep_metrics();
+  const std::vector<Metric> all = d.metrics();
   std::string out = "| # |";
   for (const GridAxis& axis : d.axes) out += " `" + axis.pointer + "` |";
   out += " strategy |";
@@ -76,7 +76,7 @@ std::string objective_paragraph(const SweepTable& t) {
     return out + ".\n";
   }
   const CombinationRow& best = t.rows[*t.best];
-  const auto& all = sweep_metrics();
+  const std::vector<Metric> all = t.definition.metrics();
   out += "best is combination " + std::to_string(best.combination);
   if (!t.definition.axes.empty()) {
     out += " (" + combination_label(t.definition.axes, best.combination) + ")";
@@ -129,7 +129,7 @@ SweepTable aggregate(const SweepDefinition& definition, std::vector<RunRecord> r
   }
   SweepTable t;
   t.definition = definition;
-  const std::size_t metrics = sweep_metrics().size();
+  const std::size_t metrics = definition.metrics().size();
   for (std::size_t c = 0; c < definition.combinations(); ++c) {
     CombinationRow row;
     row.combination = c;
@@ -146,7 +146,7 @@ SweepTable aggregate(const SweepDefinition& definition, std::vector<RunRecord> r
     t.rows.push_back(std::move(row));
   }
   if (definition.objective) {
-    t.objective = parse_objective(*definition.objective);
+    t.objective = parse_objective(*definition.objective, definition.metrics());
     std::vector<std::vector<Estimate>> values;
     for (const CombinationRow& row : t.rows) values.push_back(row.metrics);
     t.best = select_best(*t.objective, values);
@@ -160,7 +160,7 @@ std::string format_sweep_csv(const SweepTable& t) {
   std::vector<std::string> columns{"combination"};
   for (const GridAxis& axis : d.axes) columns.push_back(axis.pointer);
   columns.insert(columns.end(), {"strategy", "runs"});
-  for (const Metric& metric : sweep_metrics()) {
+  for (const Metric& metric : d.metrics()) {
     columns.push_back(metric.name + "_mean");
     columns.push_back(metric.name + "_ci95");
   }
@@ -205,7 +205,7 @@ std::string format_sweep_markdown(const SweepTable& t) {
            " of freedom)";
   }
   out += "\n\n";
-  std::vector<std::size_t> all(sweep_metrics().size());
+  std::vector<std::size_t> all(d.metrics().size());
   for (std::size_t m = 0; m < all.size(); ++m) all[m] = m;
   out += markdown_table(t, all);
   const std::string objective = objective_paragraph(t);
@@ -225,6 +225,8 @@ std::string format_sweep_summary(const SweepTable& t) {
   for (const char* name : {"refusals", "gave_up", "makespan", "latency_p95"}) {
     add(static_cast<std::size_t>(metric_index(name)));
   }
+  // The columns asked for with --metric, after the summary ones.
+  for (std::size_t m = sweep_metrics().size(); m < t.definition.metrics().size(); ++m) add(m);
   std::string out = markdown_table(t, metrics);
   const std::string objective = objective_paragraph(t);
   if (!objective.empty()) out += "\n" + objective;

@@ -19,7 +19,7 @@ struct CombinationRow {
   std::size_t combination = 0;
   std::string strategy;
   std::size_t runs = 0;
-  std::vector<Estimate> metrics;  ///< in sweep_metrics() order
+  std::vector<Estimate> metrics;  ///< in the order of the sweep's metrics()
 };
 
 /// A sweep's aggregated results.

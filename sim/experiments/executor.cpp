@@ -31,6 +31,7 @@ ExecutionResult execute_runs(const SweepPlan& plan, const std::vector<std::size_
   std::size_t done = 0;
   std::exception_ptr failure;
 
+  const std::vector<Metric> metrics = plan.definition.metrics();
   auto worker = [&] {
     for (std::size_t slot = next++; slot < runs.size() && !stop; slot = next++) {
       try {
@@ -44,7 +45,7 @@ ExecutionResult execute_runs(const SweepPlan& plan, const std::vector<std::size_
         record.run = spec.run;
         record.seed = spec.seed;
         record.strategy = outcome.result.at("strategy").get<std::string>();
-        record.metrics = extract_metrics(outcome.result);
+        record.metrics = extract_metrics(outcome.result, metrics);
         std::lock_guard lock(mutex);
         for (const std::string& v : outcome.violations) {
           result.violations.push_back("run " + std::to_string(spec.run) + " (" +

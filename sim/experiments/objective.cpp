@@ -15,13 +15,14 @@ using sim::InputError;
 
 namespace {
 
-std::string known_metrics() {
+std::string known_metrics(const std::vector<Metric>& metrics) {
   std::string list;
-  for (const Metric& m : sweep_metrics()) list += (list.empty() ? "" : ", ") + m.name;
+  for (const Metric& m : metrics) list += (list.empty() ? "" : ", ") + m.name;
   return list;
 }
 
-MetricRef parse_metric_ref(const std::string& name, const std::string& where) {
+MetricRef parse_metric_ref(const std::string& name, const std::string& where,
+                           const std::vector<Metric>& metrics) {
   MetricRef ref;
   ref.name = name;
   std::string base = name;
@@ -31,16 +32,17 @@ MetricRef parse_metric_ref(const std::string& name, const std::string& where) {
   } else if (base.ends_with("_mean")) {
     base.resize(base.size() - 5);
   }
-  const int index = metric_index(base);
+  const int index = metric_index(base, metrics);
   if (index < 0) {
-    throw InputError(where + ": unknown metric \"" + name + "\" (" + known_metrics() +
+    throw InputError(where + ": unknown metric \"" + name + "\" (" + known_metrics(metrics) +
                      ", optionally with _mean or _ci95)");
   }
   ref.metric = static_cast<std::size_t>(index);
   return ref;
 }
 
-Constraint parse_constraint(const std::string& text, const std::string& where) {
+Constraint parse_constraint(const std::string& text, const std::string& where,
+                            const std::vector<Metric>& metrics) {
   // Two-character operators first, so that "<=" is not read as "<".
   constexpr std::array<std::pair<const char*, Comparison>, 5> kOperators{{
       {"<=", Comparison::less_equal},
@@ -55,7 +57,7 @@ Constraint parse_constraint(const std::string& text, const std::string& where) {
     Constraint c;
     c.text = text;
     c.comparison = comparison;
-    c.metric = parse_metric_ref(text.substr(0, at), where);
+    c.metric = parse_metric_ref(text.substr(0, at), where, metrics);
     const std::string bound = text.substr(at + std::string(symbol).size());
     auto value = parse_number(bound);
     if (!value || !std::isfinite(*value)) {
@@ -94,7 +96,7 @@ bool Objective::feasible(const std::vector<Estimate>& row) const {
   return true;
 }
 
-Objective parse_objective(const std::string& text) {
+Objective parse_objective(const std::string& text, const std::vector<Metric>& metrics) {
   const std::string where = "--objective " + text;
   Objective objective;
   objective.text = text;
@@ -114,9 +116,9 @@ Objective parse_objective(const std::string& text) {
   for (const std::string& part : parts) {
     if (part.empty()) throw InputError(where + ": an empty part (parts are separated by commas)");
   }
-  objective.metric = parse_metric_ref(parts[0], where);
+  objective.metric = parse_metric_ref(parts[0], where, metrics);
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    objective.constraints.push_back(parse_constraint(parts[i], where));
+    objective.constraints.push_back(parse_constraint(parts[i], where, metrics));
   }
   return objective;
 }

@@ -15,13 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/experiments/metrics.hpp"
 #include "sim/experiments/statistics.hpp"
 
 namespace pacing::experiments {
 
 /// A metric's mean or confidence half-width in one combination's row.
 struct MetricRef {
-  std::size_t metric = 0;  ///< index into sweep_metrics()
+  std::size_t metric = 0;  ///< index into the sweep's metrics
   bool ci95 = false;       ///< the half-width rather than the mean
   std::string name;        ///< as written
   double of(const std::vector<Estimate>& row) const {
@@ -48,10 +49,12 @@ struct Objective {
   bool feasible(const std::vector<Estimate>& row) const;
 };
 
-/// Parses an objective. Throws InputError naming "--objective TEXT" and the part at fault.
-Objective parse_objective(const std::string& text);
+/// Parses an objective over `metrics` (a sweep's: the summary ones and its --metric ones).
+/// Throws InputError naming "--objective TEXT" and the part at fault.
+Objective parse_objective(const std::string& text,
+                          const std::vector<Metric>& metrics = sweep_metrics());
 
-/// The index of the best row among `rows` (each metric's estimate in sweep_metrics() order), or
+/// The index of the best row among `rows` (each metric's estimate in the sweep's order), or
 /// nullopt when no row meets the constraints.
 std::optional<std::size_t> select_best(const Objective& objective,
                                        const std::vector<std::vector<Estimate>>& rows);

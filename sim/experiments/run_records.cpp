@@ -23,7 +23,7 @@ std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
 std::vector<std::string> header(const SweepDefinition& definition) {
   std::vector<std::string> columns{"run", "combination", "replication", "seed", "strategy"};
   for (const GridAxis& axis : definition.axes) columns.push_back(axis.pointer);
-  for (const Metric& metric : sweep_metrics()) columns.push_back(metric.name);
+  for (const Metric& metric : definition.metrics()) columns.push_back(metric.name);
   return columns;
 }
 

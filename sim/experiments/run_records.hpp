@@ -16,7 +16,7 @@ struct RunRecord {
   std::size_t run = 0;
   std::uint64_t seed = 0;
   std::string strategy;
-  std::vector<double> metrics;  ///< in sweep_metrics() order
+  std::vector<double> metrics;  ///< in the order of the sweep's metrics()
 };
 
 /// runs.csv: a header (run, combination, replication, seed, strategy, one column per grid

@@ -32,6 +32,12 @@ Shard parse_shard(const std::string& text) {
   return {*index, *count};
 }
 
+std::vector<Metric> SweepDefinition::metrics() const {
+  std::vector<Metric> all = sweep_metrics();
+  all.insert(all.end(), extra_metrics.begin(), extra_metrics.end());
+  return all;
+}
+
 Json SweepDefinition::to_manifest(const std::optional<Shard>& shard) const {
   Json grid = Json::array();
   for (const GridAxis& axis : axes)
@@ -47,6 +53,12 @@ Json SweepDefinition::to_manifest(const std::optional<Shard>& shard) const {
                 {"strategy", strategy ? Json(*strategy) : Json()},
                 {"objective", objective ? Json(*objective) : Json()},
                 {"runs", runs()}};
+  if (!extra_metrics.empty()) {  // only then, so that manifests without any stay as they were
+    Json extra = Json::array();
+    for (const Metric& m : extra_metrics)
+      extra.push_back({{"name", m.name}, {"pointer", m.pointer}});
+    manifest["metrics"] = extra;
+  }
   if (shard) manifest["shard"] = {{"index", shard->index}, {"count", shard->count}};
   return manifest;
 }
@@ -80,6 +92,17 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
     if (!document.at("objective").is_null()) d.objective = document["objective"].get<std::string>();
     if (document.at("runs").get<std::size_t>() != d.runs()) {
       throw InputError(file + ": /runs: does not match the grid and replications");
+    }
+    if (document.contains("metrics")) {
+      for (const Json& metric : document["metrics"]) {
+        const std::string text =
+            metric.at("name").get<std::string>() + "=" + metric.at("pointer").get<std::string>();
+        try {
+          d.extra_metrics.push_back(parse_metric(text));
+        } catch (const InputError& e) {
+          throw InputError(file + ": /metrics: " + e.what());
+        }
+      }
     }
     if (document.contains("shard")) {
       const std::string text = std::to_string(document["shard"].at("index").get<std::size_t>()) +

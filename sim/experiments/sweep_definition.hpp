@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/experiments/grid.hpp"
+#include "sim/experiments/metrics.hpp"
 
 namespace pacing::experiments {
 
@@ -33,6 +34,9 @@ struct SweepDefinition {
   std::size_t replications = 1;
   std::optional<std::string> strategy;   ///< --strategy, else each combination's own
   std::optional<std::string> objective;  ///< --objective as written
+  std::vector<Metric> extra_metrics;     ///< --metric columns, after the summary ones
+  /// Every metric the sweep records, in column order: the summary ones, then the extra ones.
+  std::vector<Metric> metrics() const;
 
   std::size_t combinations() const { return combination_count(axes); }
   std::size_t runs() const { return combinations() * replications; }

@@ -57,7 +57,17 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
                        ": unknown strategy (throttle, comunica, unpaced)");
     }
   }
-  if (request.objective) parse_objective(*request.objective);
+  std::vector<Metric> extra;
+  for (const std::string& text : request.metrics) {
+    Metric metric = parse_metric(text);
+    if (metric_index(metric.name, extra) >= 0) {
+      throw InputError("--metric " + text + ": " + metric.name + " is named twice");
+    }
+    extra.push_back(std::move(metric));
+  }
+  std::vector<Metric> metrics = sweep_metrics();
+  metrics.insert(metrics.end(), extra.begin(), extra.end());
+  if (request.objective) parse_objective(*request.objective, metrics);
 
   Json document = original;
   sim::apply_sets(document, request.sets);
@@ -76,6 +86,7 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
   d.replications = request.replications;
   d.strategy = request.strategy;
   d.objective = request.objective;
+  d.extra_metrics = std::move(extra);
 
   const std::size_t combinations = d.combinations();
   if (combinations > kMaxRuns / d.replications) {

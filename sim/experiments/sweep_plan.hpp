@@ -22,6 +22,7 @@ struct SweepRequest {
   std::size_t replications = 1;
   std::optional<std::string> strategy;
   std::optional<std::string> objective;
+  std::vector<std::string> metrics;  ///< --metric NAME=/pointer arguments
 };
 
 /// One run of a sweep.

@@ -149,6 +149,7 @@ TEST(Sweep, ProgressIsReportedForEveryRun) {
 TEST(Sweep, ShardsMergeIntoExactlyTheUnshardedFiles) {
   SweepRequest r = request({"/client/inFlight=4,16,32", "/client/strategy=throttle,unpaced"}, 3);
   r.objective = "min:makespan,gave_up=0";
+  r.metrics = {"kgf_starts=/hosts/kgf.example.org/starts"};  // carried by the manifest too
   const SweepPlan plan = plan_sweep(kScenario, r);
   const SweepDefinition& d = plan.definition;
 
@@ -210,6 +211,56 @@ TEST(Sweep, MergeRefusesMissingRepeatedAndForeignShards) {
   }
   for (const auto& dir : dirs) std::filesystem::remove_all(dir);
   std::filesystem::remove_all(foreign_dir);
+}
+
+TEST(SweepPlan, MetricArgumentsAreCheckedBeforeAnyRun) {
+  auto with_metrics = [](std::vector<std::string> metrics, std::string objective = "") {
+    SweepRequest r = request({"/client/inFlight=4,16"}, 1);
+    r.metrics = std::move(metrics);
+    if (!objective.empty()) r.objective = objective;
+    return message_of(r);
+  };
+  EXPECT_EQ(with_metrics({"kgf=/hosts/kgf.example.org/refusals"}), "");
+  EXPECT_NE(with_metrics({"kgf"}).find("--metric kgf: expected NAME=/json/pointer"),
+            std::string::npos);
+  EXPECT_NE(with_metrics({"makespan=/x"}).find("already a summary metric"), std::string::npos);
+  EXPECT_NE(with_metrics({"a=/x", "a=/y"}).find("--metric a=/y: a is named twice"),
+            std::string::npos);
+  EXPECT_NE(with_metrics({"a=x"}).find("not a JSON Pointer"), std::string::npos);
+  // An objective may use a --metric column, and only a declared one.
+  EXPECT_EQ(with_metrics({"kgf=/hosts/kgf.example.org/refusals"}, "min:makespan,kgf=0"), "");
+  EXPECT_NE(with_metrics({}, "min:makespan,kgf=0").find("unknown metric \"kgf\""),
+            std::string::npos);
+}
+
+TEST(Sweep, PerHostMetricsAreColumnsAndCanBeTheObjective) {
+  SweepRequest r = request({"/client/inFlight=4,16"}, 2);
+  r.metrics = {"kgf_max_in_flight=/hosts/kgf.example.org/max_in_flight"};
+  r.objective = "max:completed,kgf_max_in_flight<=8";
+  const SweepPlan plan = plan_sweep(kScenario, r);
+  const auto records = execute_runs(plan, runs_of_shard(plan.definition, Shard{}), 2).records;
+  // The column's value in each run: the cap each combination set (60 requests at once).
+  for (const RunRecord& record : records) {
+    EXPECT_EQ(record.metrics.back(), plan.definition.combination_of(record.run) == 0 ? 4 : 16);
+  }
+  const CompleteSweep sweep = complete_sweep(plan.definition, records);
+  const std::string& csv = sweep.files[2].second;
+  EXPECT_NE(csv.find("kgf_max_in_flight_mean,kgf_max_in_flight_ci95,best"), std::string::npos)
+      << csv;
+  ASSERT_TRUE(sweep.table.best);
+  EXPECT_EQ(*sweep.table.best, 0u);  // 16 in flight breaks the constraint
+  EXPECT_NE(format_sweep_summary(sweep.table).find("kgf_max_in_flight"), std::string::npos);
+
+  // A pointer a run's result does not have: an error naming the metric, not a zero.
+  SweepRequest missing = request({}, 1);
+  missing.metrics = {"nobody=/hosts/nobody.example.org/refusals"};
+  const SweepPlan bad = plan_sweep(kScenario, missing);
+  try {
+    execute_runs(bad, runs_of_shard(bad.definition, Shard{}), 1);
+    ADD_FAILURE() << "a missing metric was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("metric nobody"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Sweep, CsvColumnsAreMeanAndCiPerMetricAndTheBestIsMarked) {
