@@ -26,9 +26,14 @@ std::string in_flight_text(double n) {
   return n > 0 ? count(n, "in flight", "in flight") : std::string("none in flight");
 }
 
-/// The last instant at or before `t` at which the in-flight count rose: a start. (Starts that
-/// coincide with an answer at the same instant leave no trace in the series.)
-double last_start(const Steps& in_flight, double t) {
+/// The last start at or before `t`: from the host's count of starts when the result has it,
+/// else the last rise of the in-flight count (which misses a start at the instant of an answer).
+double last_start(const Entity& e, double t) {
+  if (!e.started.empty()) {
+    const std::ptrdiff_t i = e.started.index_at(t);
+    return i < 0 ? -1 : e.started.t[static_cast<std::size_t>(i)];
+  }
+  const Steps& in_flight = e.in_flight;
   for (std::ptrdiff_t i = in_flight.index_at(t); i >= 0; --i) {
     const auto k = static_cast<std::size_t>(i);
     const double previous = k == 0 ? 0.0 : in_flight.v[k - 1];
@@ -38,13 +43,9 @@ double last_start(const Steps& in_flight, double t) {
 }
 
 EntityMoment entity_at(const Entity& e, double t) {
-  return EntityMoment{e.key,
-                      e.group,
-                      e.in_flight.at(t),
-                      e.queued.at(t),
-                      e.interval.at(t),
-                      e.paused_until.at(t),
-                      last_start(e.in_flight, t)};
+  return EntityMoment{e.key,           e.group,          e.in_flight.at(t),
+                      e.queued.at(t),  e.interval.at(t), e.paused_until.at(t),
+                      last_start(e, t)};
 }
 
 const EntityMoment* find(const std::vector<EntityMoment>& list, const std::string& key) {

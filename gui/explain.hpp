@@ -18,7 +18,7 @@ struct EntityMoment {
   double queued = 0;
   double interval = 0;      ///< learned, seconds
   double paused_until = 0;  ///< 0 or an instant; a pause is in force when it is after the moment
-  double last_start = -1;   ///< the last instant its in-flight count rose, -1 when none yet
+  double last_start = -1;   ///< its last start at or before the moment, -1 when none yet
 };
 
 /// A queue (one host with one set of limits) at one instant.

@@ -127,6 +127,7 @@ std::shared_ptr<Entity> read_entity(const std::string& key, const Json& node,
   e->interval = read_steps(*series, "interval", sp);
   e->paused_until = read_steps(*series, "paused_until", sp);
   e->completed = read_steps(*series, "completed", sp);
+  e->started = read_steps(*series, "starts", sp);
   e->refusals = read_refusals(*series, sp, index);
   return e;
 }

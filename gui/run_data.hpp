@@ -46,6 +46,7 @@ struct Entity {
   Steps interval;      ///< learned interval, seconds
   Steps paused_until;  ///< the instant a pause ends (0 when none)
   Steps completed;     ///< requests answered without refusal so far (hosts only, when recorded)
+  Steps started;       ///< attempts started so far (hosts only; empty in older results)
   std::vector<Refusal> refusals;  ///< hosts only, when recorded
   double starts = 0;              ///< attempts started (hosts only)
 };

@@ -81,6 +81,7 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   ++r.attempts;
   HostStats& h = hosts_[r.host];
   ++h.starts;
+  if (series_) h.starts_series.set(t(attempt.started_at), static_cast<double>(h.starts));
   if (attempt.number > 1) ++h.retries;
   ++h.in_flight;
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
@@ -261,10 +262,13 @@ Json Recorder::result() const {
                      {"interval", h.interval},
                      {"max_interval", h.max_interval}};
     if (series_) {
-      hosts[h.name]["series"] = {
-          {"in_flight", h.in_flight_series.to_json()}, {"queued", h.queued_series.to_json()},
-          {"interval", h.interval_series.to_json()},   {"paused_until", h.paused_series.to_json()},
-          {"completed", h.completed_series.to_json()}, {"refusals", h.refusal_points}};
+      hosts[h.name]["series"] = {{"in_flight", h.in_flight_series.to_json()},
+                                 {"queued", h.queued_series.to_json()},
+                                 {"interval", h.interval_series.to_json()},
+                                 {"paused_until", h.paused_series.to_json()},
+                                 {"completed", h.completed_series.to_json()},
+                                 {"starts", h.starts_series.to_json()},
+                                 {"refusals", h.refusal_points}};
     }
   }
   auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {

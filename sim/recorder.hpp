@@ -87,6 +87,9 @@ class Recorder final : public Transport, public EngineObserver {
     /// Requests answered without refusal so far (the summary's "completed"), for charts.
     std::uint64_t completed = 0;
     StepSeries completed_series;
+    /// Attempts started so far, stepped at each start (several at one instant step once): the
+    /// exact start instants, which the in-flight series hides when an answer comes at the same one.
+    StepSeries starts_series;
     /// Each refusal: [t, status, retry_after seconds or null], for charts' refusal markers.
     Json refusal_points = Json::array();
   };

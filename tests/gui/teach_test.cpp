@@ -40,6 +40,22 @@ class TeachTest : public QObject {
     QCOMPARE(panel.time(), 0.055384);
   }
 
+  void a_start_at_the_instant_of_an_answer_is_seen() {
+    // 2 per second, each answer after 0.5 s: the second request starts at 0.5 s, the instant the
+    // first answer arrives, so the in-flight count stays at 1. The start is still the one the
+    // explanation counts the spacing from.
+    const auto scenario = sim::parse_scenario(nlohmann::json::parse(R"({"name": "back-to-back",
+        "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200, "service": 0.5}]}},
+        "client": {"hosts": {"a.org": {"perSecond": 2}}},
+        "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]})"),
+                                              "inline.json");
+    const RunData run = read_run(sim::run_scenario(scenario, {}).result);
+    const std::string why = explain(moment_at(run, 0.7));
+    QVERIFY2(
+        why.find("the last start was at 0.5 s, so the next may start at 1 s") != std::string::npos,
+        why.c_str());
+  }
+
   void a_full_cap_is_explained() {
     const Moment m = moment_at(run_of("kgf-burst"), 1.0);
     const std::string why = explain(m);

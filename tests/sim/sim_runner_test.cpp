@@ -50,6 +50,19 @@ TEST(Runner, TraceHasOneExactLinePerAttempt) {
   EXPECT_TRUE(out.violations.empty());
 }
 
+TEST(Runner, StartsSeriesShowsAStartAtTheInstantOfAnAnswer) {
+  // Cap 1: request 2 starts at 0.5, the instant request 1's answer frees the slot, so the
+  // in-flight count never drops; the starts series still shows that start.
+  RunOutcome out = run_scenario(scenario(R"({"name": "back-to-back",
+      "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200, "service": 0.5}]}},
+      "client": {"inFlight": 1},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 2}]}]})"),
+                                {});
+  const Json& series = out.result["hosts"]["a.org"]["series"];
+  EXPECT_EQ(series["in_flight"], Json::parse("[[0.0, 1], [1.0, 0]]"));
+  EXPECT_EQ(series["starts"], Json::parse("[[0.0, 1], [0.5, 2]]"));
+}
+
 TEST(Runner, ResultCountsAddUp) {
   RunOutcome out = run_scenario(scenario(kRefuseOnce));
   const Json& s = out.result["summary"];
@@ -59,7 +72,8 @@ TEST(Runner, ResultCountsAddUp) {
   EXPECT_EQ(out.result["scenario"], "refuse-once");
   EXPECT_EQ(out.result["strategy"], "throttle");
   EXPECT_EQ(out.result["hosts"]["a.org"]["max_in_flight"], 2);
-  EXPECT_EQ(out.result["hosts"]["a.org"]["series"]["paused_until"], Json::parse("[[0.0, 0.0], [0.1, 2.1]]"));
+  EXPECT_EQ(out.result["hosts"]["a.org"]["series"]["paused_until"],
+            Json::parse("[[0.0, 0.0], [0.1, 2.1]]"));
 }
 
 TEST(Runner, SameSeedGivesByteIdenticalResultAndTrace) {
@@ -180,7 +194,8 @@ TEST(Runner, FaultsAreNetworkFailuresOrTimeouts) {
   for (const char* kind : {"reset", "malformed", "stall"}) {
     RunOutcome out = run_scenario(scenario(std::string(R"({"name": "f",
       "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}], "latency": 0.1,
-                            "fault": {"kind": ")") + kind + R"("}}},
+                            "fault": {"kind": ")") +
+                                           kind + R"("}}},
       "client": {"timeout": 2},
       "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]})"));
     EXPECT_EQ(out.result["summary"]["failed"], 1) << kind;
