@@ -2,6 +2,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -21,6 +22,11 @@ ChartsTab::ChartsTab(QWidget* parent) : QWidget(parent) {
       "per host)",
       this);
   side->addWidget(hint);
+  filter_ = new QLineEdit(this);
+  filter_->setPlaceholderText("filter, e.g. qlever");
+  filter_->setClearButtonEnabled(true);
+  filter_->setMaximumWidth(260);
+  side->addWidget(filter_);
   entities_ = new QListWidget(this);
   entities_->setMaximumWidth(260);
   side->addWidget(entities_, 1);
@@ -32,6 +38,16 @@ ChartsTab::ChartsTab(QWidget* parent) : QWidget(parent) {
   layout->addLayout(side);
   connect(reset, &QPushButton::clicked, charts_, &ChartStack::reset_zoom);
   connect(entities_, &QListWidget::itemChanged, this, &ChartsTab::apply_choice);
+  connect(filter_, &QLineEdit::textChanged, this, &ChartsTab::apply_filter);
+}
+
+void ChartsTab::apply_filter() {
+  // Hidden rows keep their ticks: filtering narrows what is listed, not what is charted.
+  const QString text = filter_->text().trimmed();
+  for (int row = 0; row < entities_->count(); ++row) {
+    QListWidgetItem* item = entities_->item(row);
+    item->setHidden(!text.isEmpty() && !item->text().contains(text, Qt::CaseInsensitive));
+  }
 }
 
 void ChartsTab::set_runs(const std::vector<RunData>& runs) {
@@ -49,18 +65,16 @@ void ChartsTab::set_runs(const std::vector<RunData>& runs) {
   {
     const QSignalBlocker quiet(entities_);
     entities_->clear();
-    // A thousand hosts would make a list nobody scrolls: offer the first few hundred.
-    constexpr std::size_t kMaxListed = 300;
-    std::size_t listed = 0;
+    // Every host, however many: the filter above the list finds one among thousands.
     for (const auto* keys : {&groups, &hosts}) {
       for (const std::string& key : *keys) {
-        if (++listed > kMaxListed) break;
         auto* item = new QListWidgetItem(QString::fromStdString(key), entities_);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(ticked.contains(key) ? Qt::Checked : Qt::Unchecked);
       }
     }
   }
+  apply_filter();
   charts_->set_runs(runs, ticked_choice());
 }
 

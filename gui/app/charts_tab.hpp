@@ -7,6 +7,7 @@
 #include "gui/lines.hpp"
 #include "gui/run_data.hpp"
 
+class QLineEdit;
 class QListWidget;
 
 namespace pacing::gui {
@@ -21,14 +22,18 @@ class ChartsTab : public QWidget {
   void set_runs(const std::vector<RunData>& runs);
   ChartStack* charts() const { return charts_; }
   QListWidget* entity_list() const { return entities_; }
+  /// Narrows the host list to the keys containing its text (case-insensitive).
+  QLineEdit* entity_filter() const { return filter_; }
 
  private:
   /// The ticked hosts and groups (none: every host).
   LineChoice ticked_choice() const;
   void apply_choice();
+  void apply_filter();
 
   ChartStack* charts_;
   QListWidget* entities_;
+  QLineEdit* filter_;
 };
 
 }  // namespace pacing::gui

@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -108,6 +109,31 @@ class ChartsTest : public QObject {
     QVERIFY(run);
     QCOMPARE(run->hosts[0]->in_flight.max_value(), 8.0);
     QCOMPARE(run->queues[0]->host.cap.value_or(0), 8);
+  }
+
+  void every_host_is_listed_and_the_filter_finds_one() {
+    RunData run;
+    for (int i = 0; i < 1000; ++i) {
+      auto e = std::make_shared<Entity>();
+      e->key = "h" + std::to_string(i) + ".example.org";
+      e->in_flight = Steps{{0, 1}, {1, 0}};
+      run.hosts.push_back(e);
+    }
+    ChartsTab tab;
+    tab.set_runs({run});
+    QCOMPARE(tab.entity_list()->count(), 1000);
+    tab.entity_list()->item(0)->setCheckState(Qt::Checked);  // h0.example.org
+    tab.entity_filter()->setText("H99");  // h99, h990..h999: case does not matter
+    int shown = 0;
+    for (int row = 0; row < tab.entity_list()->count(); ++row) {
+      shown += tab.entity_list()->item(row)->isHidden() ? 0 : 1;
+    }
+    QCOMPARE(shown, 11);
+    // Filtering hides rows, not choices: the ticked host stays charted.
+    QCOMPARE(tab.charts()->lines().size(), std::size_t{1});
+    QCOMPARE(tab.charts()->lines()[0].label, std::string("h0.example.org"));
+    tab.entity_filter()->clear();
+    QVERIFY(!tab.entity_list()->item(500)->isHidden());
   }
 
   void pauses_are_shaded_spans() {
