@@ -2,6 +2,7 @@
 // CSV fields and numbers written so that reading them back gives the same values, bit for bit:
 // a merged sweep must aggregate exactly what an unsharded one did.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,9 @@ std::string format_number(double value);
 /// Reads a number written by format_number (or any decimal number); nullopt when `text` is not
 /// one in full.
 std::optional<double> parse_number(std::string_view text);
+
+/// Reads a whole decimal number (digits only, in full); nullopt otherwise or when it overflows.
+std::optional<std::uint64_t> parse_whole(std::string_view text);
 
 /// A CSV field: quoted (with inner quotes doubled) when it holds a comma, a quote or a line break.
 std::string csv_field(std::string_view text);

@@ -1,6 +1,5 @@
 #include "sim/experiments/run_records.hpp"
 
-#include <charconv>
 #include <optional>
 #include <sstream>
 
@@ -12,13 +11,6 @@ namespace pacing::experiments {
 using sim::InputError;
 
 namespace {
-
-std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
-  std::uint64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 std::vector<std::string> header(const SweepDefinition& definition) {
   std::vector<std::string> columns{"run", "combination", "replication", "seed", "strategy"};
@@ -64,8 +56,8 @@ std::vector<RunRecord> parse_runs_csv(const SweepDefinition& definition, const s
       throw InputError(where + ": expected " + std::to_string(expected.size()) + " fields");
     }
     RunRecord r;
-    const auto run = parse_unsigned((*fields)[0]);
-    const auto seed = parse_unsigned((*fields)[3]);
+    const auto run = parse_whole((*fields)[0]);
+    const auto seed = parse_whole((*fields)[3]);
     if (!run || *run >= definition.runs()) throw InputError(where + ": run out of range");
     if (!seed) throw InputError(where + ": seed is not a whole number");
     r.run = static_cast<std::size_t>(*run);

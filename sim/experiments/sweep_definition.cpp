@@ -1,20 +1,14 @@
 #include "sim/experiments/sweep_definition.hpp"
 
-#include <charconv>
 #include <cstdio>
+
+#include "sim/experiments/csv.hpp"
 
 namespace pacing::experiments {
 
 using sim::InputError;
 
 namespace {
-
-std::optional<std::size_t> parse_count(const std::string& text) {
-  std::size_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 constexpr int kManifestVersion = 1;
 
@@ -24,12 +18,12 @@ Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   const std::string where = "--shard " + text;
   if (slash == std::string::npos) throw InputError(where + ": expected i/n (e.g. 0/4)");
-  const auto index = parse_count(text.substr(0, slash));
-  const auto count = parse_count(text.substr(slash + 1));
+  const auto index = parse_whole(text.substr(0, slash));
+  const auto count = parse_whole(text.substr(slash + 1));
   if (!index || !count) throw InputError(where + ": expected i/n with whole numbers (e.g. 0/4)");
   if (*count == 0) throw InputError(where + ": n must be at least 1");
   if (*index >= *count) throw InputError(where + ": i must be between 0 and n-1");
-  return {*index, *count};
+  return {static_cast<std::size_t>(*index), static_cast<std::size_t>(*count)};
 }
 
 std::vector<Metric> SweepDefinition::metrics() const {
