@@ -84,44 +84,18 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   return p.id;
 }
 
-void Engine::abort(RequestId id) {
+void Engine::abort(RequestId id) { abort(std::span<const RequestId>(&id, 1)); }
+
+void Engine::abort(std::span<const RequestId> ids) {
   Impl& s = *impl_;
-  auto it = s.requests.find(id);
-  if (it == s.requests.end()) return;
-  Pending& p = it->second;
-  switch (p.state) {
-    case RequestState::waiting: {
-      Queue& q = *p.queue;
-      const bool was_head = q.waiting.begin()->first == p.seq;
-      q.waiting.erase(p.seq);
-      for (Constraint& c : q.constraints) --c.entity->queued;
-      if (was_head && q.placement != Placement::timed) {
-        s.place_ready(q);
-        if (q.waiting.empty()) s.unplace(q);
-      }
-      s.notify_all(q);
-      break;
-    }
-    case RequestState::delayed:
-      s.clock.cancel(p.timer);
-      break;
-    case RequestState::in_flight:
-      s.attempts.erase(p.attempt_id);
-      if (p.handed_to_transport) {
-        s.transport.abandon(p.attempt_id);
-      } else {
-        --p.attempts;  // started in this pump but never sent
-      }
-      s.release_slot(*p.queue);
-      break;
-    case RequestState::settling:  // its answer is being handled: it completes aborted then
-      p.abort_requested = true;
-      return;
+  // Every request leaves first, then the pump runs once: a place one of them frees never goes to
+  // another request of the same abort.
+  std::vector<Impl::Telling> tells;
+  for (RequestId id : ids) {
+    if (auto tell = s.withdraw(id)) tells.push_back(std::move(tell));
   }
-  AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
-  auto tell = s.finish(p, Completion{Completion::Kind::aborted, aborted, p.attempts, "aborted"});
   s.pump();
-  tell();
+  for (const Impl::Telling& tell : tells) tell();
 }
 
 void Engine::invalidate(std::string_view url) {
@@ -130,26 +104,15 @@ void Engine::invalidate(std::string_view url) {
   if (!parts) return;
   auto it = s.entities.find(parts->authority);
   if (it == s.entities.end()) return;
-  Entity& e = it->second;
-  e.learned = Duration::zero();
-  e.paused_until = kLongAgo;
-  Impl::forget_hint(e);
-  ++e.epoch;
-  s.notify(e);
-  s.retime(e);
+  Entity& host = it->second;
+  s.forget(host);
+  for (Entity* group : s.groups) s.forget_host_in_group(*group, host);
   s.pump();
 }
 
 void Engine::invalidate() {
   Impl& s = *impl_;
-  for (auto& [key, e] : s.entities) {
-    e.learned = Duration::zero();
-    e.paused_until = kLongAgo;
-    Impl::forget_hint(e);
-    ++e.epoch;
-    s.notify(e);
-    s.retime(e);
-  }
+  for (auto& [key, e] : s.entities) s.forget(e);
   s.pump();
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -82,12 +83,16 @@ class Engine {
   RequestId fetch(Request request, std::shared_ptr<const RequestContext> context,
                   CompletionHandler done, AttemptListener listener = {});
 
-  /// Aborts a request: a waiting one leaves its queue at once, an in-flight one frees its place.
-  /// It completes as aborted now (or, when called from a callback while the engine is handling
-  /// its own answer, as soon as that ends). Unknown or finished ids are ignored.
+  /// Aborts a request: a waiting one leaves its queue at once (it is never sent), an in-flight
+  /// one frees its place. It completes as aborted now (or, when called from a callback while the
+  /// engine is handling its own answer, as soon as that ends). Unknown or finished ids are ignored.
   void abort(RequestId id);
+  /// Aborts several requests at once, as one abort signal does: all of them leave before any
+  /// place they free is given to a waiting request, so none of them is sent.
+  void abort(std::span<const RequestId> ids);
 
-  /// Forgets the pause, learned interval and RateLimit hint of `url`'s host.
+  /// Forgets the pause, learned interval and RateLimit hint of `url`'s host, and what its
+  /// refusals set on its groups (their pause, and a learned interval its refusals helped set).
   void invalidate(std::string_view url);
   /// Forgets every pause, learned interval and RateLimit hint.
   void invalidate();

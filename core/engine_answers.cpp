@@ -35,6 +35,43 @@ Engine::Impl::Telling Engine::Impl::finish(Pending& p, Completion completion) {
   return tell;
 }
 
+Engine::Impl::Telling Engine::Impl::withdraw(RequestId id) {
+  auto it = requests.find(id);
+  if (it == requests.end()) return {};
+  Pending& p = it->second;
+  switch (p.state) {
+    case RequestState::waiting: {
+      Queue& q = *p.queue;
+      const bool was_head = q.waiting.begin()->first == p.seq;
+      q.waiting.erase(p.seq);
+      for (Constraint& c : q.constraints) --c.entity->queued;
+      if (was_head && q.placement != Placement::timed) {
+        place_ready(q);
+        if (q.waiting.empty()) unplace(q);
+      }
+      notify_all(q);
+      break;
+    }
+    case RequestState::delayed:
+      clock.cancel(p.timer);
+      break;
+    case RequestState::in_flight:
+      attempts.erase(p.attempt_id);
+      if (p.handed_to_transport) {
+        transport.abandon(p.attempt_id);
+      } else {
+        --p.attempts;  // started in this pump but never sent
+      }
+      release_slot(*p.queue);
+      break;
+    case RequestState::settling:  // its answer is being handled: it completes aborted then
+      p.abort_requested = true;
+      return {};
+  }
+  AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
+  return finish(p, Completion{Completion::Kind::aborted, aborted, p.attempts, "aborted"});
+}
+
 void Engine::Impl::fail_later(Pending& p, std::string error) {
   p.state = RequestState::delayed;
   std::weak_ptr<Impl> weak = self;
@@ -52,6 +89,7 @@ void Engine::Impl::fail_later(Pending& p, std::string error) {
 void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after,
                          Instant now) {
   const Rules& rules = settings.rules;
+  const Entity& host = *q.constraints.front().entity;
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
     Entity& e = *q.constraints[i].entity;
     const bool counts = !rules.count_only_since_last_change || p.epoch_of(i) == e.epoch;
@@ -61,17 +99,18 @@ void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Durat
       if (rules.pause_on_retry_after) {
         Duration pause = *retry_after;
         if (p.context->retry_delay_limit) pause = std::min(pause, *p.context->retry_delay_limit);
-        Instant until = now + pause;
-        if (rules.keep_longer_pause) {
-          e.paused_until = std::max(e.paused_until, until);
-        } else {
-          e.paused_until = until;
-        }
+        const Instant until = now + pause;
+        e.paused_until = rules.keep_longer_pause ? std::max(e.paused_until, until) : until;
+        if (e.group) note_group_pause(e, host, until, now);
       }
     } else if (refusal) {
+      // From the initial interval up, even after a long decay: a refusal always slows the host.
       if (rules.double_on_refusal && counts) {
-        e.learned = e.learned == Duration::zero() ? settings.initial_interval
-                                                  : std::min(e.learned * 2, settings.max_interval);
+        e.learned =
+            std::min(settings.max_interval, std::max(settings.initial_interval, e.learned * 2));
+        if (e.group &&
+            std::find(e.taught_by.begin(), e.taught_by.end(), &host) == e.taught_by.end())
+          e.taught_by.push_back(&host);
       }
     } else if (rules.decay_on_success && counts && e.learned > Duration::zero()) {
       e.learned = Duration{std::llround(static_cast<double>(e.learned.count()) * settings.decay)};
@@ -80,6 +119,60 @@ void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Durat
     if (e.learned != before || e.paused_until != paused_before) notify(e);
     if (e.learned < before || e.paused_until < paused_before) retime(e);
   }
+}
+
+void Engine::Impl::note_group_pause(Entity& group, const Entity& host, Instant until, Instant now) {
+  auto& pauses = group.pauses_by_host;
+  std::erase_if(pauses, [now](const auto& entry) { return entry.second <= now; });
+  auto it = std::find_if(pauses.begin(), pauses.end(),
+                         [&host](const auto& entry) { return entry.first == &host; });
+  if (it == pauses.end()) {
+    pauses.emplace_back(&host, until);
+  } else {
+    it->second = settings.rules.keep_longer_pause ? std::max(it->second, until) : until;
+  }
+}
+
+bool Engine::Impl::forget(Entity& e) {
+  const bool learned = e.learned != Duration::zero();
+  const bool paused = e.paused_until != kLongAgo;
+  const bool hinted = e.hint_reset != kLongAgo || e.hint_steady != Duration::zero();
+  e.learned = Duration::zero();
+  e.paused_until = kLongAgo;
+  e.pauses_by_host.clear();
+  e.taught_by.clear();
+  forget_hint(e);
+  // Forgetting nothing is no change of the learned interval: the requests of a burst in flight
+  // still count when they are refused.
+  if (learned) ++e.epoch;
+  if (!(learned || paused || hinted)) return false;
+  notify(e);
+  retime(e);
+  return true;
+}
+
+void Engine::Impl::forget_host_in_group(Entity& group, const Entity& host) {
+  bool changed = false;
+  auto& pauses = group.pauses_by_host;
+  if (std::erase_if(pauses, [&host](const auto& entry) { return entry.first == &host; }) > 0) {
+    Instant until = kLongAgo;
+    for (const auto& [by, end] : pauses) until = std::max(until, end);
+    changed = until != group.paused_until;
+    group.paused_until = until;
+  }
+  // Doublings cannot be told apart by host: an interval the host helped set is forgotten whole,
+  // and the group's other hosts teach it again if they must.
+  if (std::erase(group.taught_by, &host) > 0) {
+    group.taught_by.clear();
+    if (group.learned != Duration::zero()) {
+      group.learned = Duration::zero();
+      ++group.epoch;
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  notify(group);
+  retime(group);
 }
 
 void Engine::Impl::follow_hint(Entity& host, const PacingHint& hint, Instant now) {
@@ -126,8 +219,13 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   if (answered && settings.hints && !(refusal && retry_after)) {
     hint = pacing_hint(result.response.headers);
   }
+  const RequestContext& ctx = *p.context;
+  // A 504 or a listed status is retried when the context sets a retry count; such answers teach
+  // the host nothing (only answers that are neither refusals nor retried statuses decay).
+  const bool retryable_status =
+      ctx.retry_count && (status == 504 || ctx.retry_status_codes.contains(status));
   auto learn = [&] {
-    teach(q, p, refusal, retry_after, now);
+    if (refusal || !retryable_status) teach(q, p, refusal, retry_after, now);
     // The server that sent the hint is the host: its groups are not told.
     if (hint) follow_hint(*q.constraints.front().entity, *hint, now);
   };
@@ -141,11 +239,8 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
     if (answered) learn();
   }
 
-  const RequestContext& ctx = *p.context;
   const bool can_retry =
       !p.request.one_shot_body && p.retries < ctx.retry_count.value_or(settings.retry_count);
-  const bool retryable_status =
-      ctx.retry_count && (status == 504 || ctx.retry_status_codes.contains(status));
   const bool waits_too_long =
       refusal && retry_after && ctx.retry_delay_limit && *retry_after > *ctx.retry_delay_limit;
 

@@ -44,7 +44,8 @@ struct Engine::Impl {
   // Requests by id, held in place (an unordered_map never moves its elements).
   std::unordered_map<RequestId, Pending> requests;
   std::unordered_map<std::uint64_t, RequestId> attempts;  // in-flight attempt -> request
-  std::unordered_map<std::string, Entity> entities;
+  std::unordered_map<std::string, Entity> entities;       // never erased: pointers stay valid
+  std::vector<Entity*> groups;                            // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
   std::unordered_map<std::string, Gate> gates;
   std::unordered_map<std::string, QueueId> queue_ids;
@@ -168,10 +169,25 @@ struct Engine::Impl {
   /// Returns what to tell the caller; the caller runs it once the engine's state is consistent.
   Telling finish(Pending& p, Completion completion);
 
+  /// Takes an aborted request out of the engine (its queue, its timer, or its in-flight place)
+  /// without starting anything. Returns what to tell its caller; nothing for an unknown id, or
+  /// for a request whose answer is being handled (it completes aborted when that ends).
+  Telling withdraw(RequestId id);
+
   void fail_later(Pending& p, std::string error);
 
   /// Applies what a refusal (or an answer) teaches the request's host and groups.
   void teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after, Instant now);
+
+  /// Records that `host`'s refusal paused `group` until `until` (pauses that ended are dropped).
+  void note_group_pause(Entity& group, const Entity& host, Instant until, Instant now);
+
+  /// Forgets what `e` learned (pause, interval, hint). Returns whether anything was forgotten.
+  bool forget(Entity& e);
+
+  /// Forgets what `host`'s refusals set on `group`: its pause, and the learned interval when the
+  /// host's refusals helped set it.
+  void forget_host_in_group(Entity& group, const Entity& host);
 
   /// Replaces the host's hint with the one a response just brought (its reset counts from now,
   /// when the response arrived: a little later than the server meant, so on the safe side).

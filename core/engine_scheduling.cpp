@@ -34,6 +34,7 @@ Entity& Engine::Impl::entity(const std::string& key, bool group) {
   if (fresh) {
     it->second.key = key;
     it->second.group = group;
+    if (group) groups.push_back(&it->second);
   }
   return it->second;
 }
@@ -273,7 +274,7 @@ void Engine::Impl::flush_outbox() {
     auto it = attempts.find(aid);
     if (it == attempts.end()) continue;  // aborted before it could be sent
     Pending& p = requests.at(it->second);
-    Attempt attempt{aid, p.id, p.attempts, &p.request, p.authority, p.target, p.started_at};
+    const Attempt attempt(aid, p.id, p.attempts, p.request, p.authority, p.target, p.started_at);
     p.handed_to_transport = true;
     std::weak_ptr<Impl> weak = self;
     transport.send(attempt, [weak, aid](AttemptResult r) {

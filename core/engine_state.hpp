@@ -41,6 +41,11 @@ struct Entity {
   std::size_t in_flight = 0;
   std::size_t queued = 0;
   std::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait
+  /// A group's pauses by the host whose refusal set them (entries in force only), so that
+  /// invalidating a host forgets what it taught the group and nothing else. Empty for hosts.
+  std::vector<std::pair<const Entity*, Instant>> pauses_by_host;
+  /// The hosts whose refusals set a group's learned interval since it was last forgotten.
+  std::vector<const Entity*> taught_by;
 };
 
 /// The last start among requests given one configured rate; outlives the queues using it.

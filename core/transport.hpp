@@ -9,16 +9,28 @@
 
 namespace pacing {
 
-/// One attempt of a request, as the engine hands it to a transport.
+/// One attempt of a request, as a strategy hands it to a transport. Every field is given at
+/// construction, the start instant included, so no strategy can send an attempt unstamped.
 struct Attempt {
+  Attempt(std::uint64_t id, std::uint64_t request, int number, const Request& data,
+          std::string_view authority, std::string_view target, Instant started_at)
+      : id(id),
+        request(request),
+        number(number),
+        request_data(&data),
+        authority(authority),
+        target(target),
+        started_at(started_at) {}
+
   std::uint64_t id = 0;                   ///< unique per engine
   std::uint64_t request = 0;              ///< the engine's request id
   int number = 1;                         ///< 1 for the first attempt, 2 for the first retry, ...
   const Request* request_data = nullptr;  ///< valid during send() only; headers include User-Agent
   std::string_view authority;             ///< host[:port] of the URL
   std::string_view target;                ///< path and query of the URL
-  /// The instant the engine let this attempt leave its queue: its spacing and pauses count from
-  /// here. On real time the transport is called a little later; record this, not a later now().
+  /// The instant the attempt left its queue (its strategy let it start): its spacing and pauses
+  /// count from here. On real time the transport is called a little later; record this, not a
+  /// later now().
   Instant started_at{};
 };
 

@@ -79,6 +79,14 @@ std::optional<std::uint16_t> parse_port(std::string_view text) {
   return static_cast<std::uint16_t>(value);
 }
 
+// The default ports of WHATWG URL's special schemes (0 for any other scheme).
+std::uint16_t default_port(std::string_view lowered_scheme) {
+  if (lowered_scheme == "http" || lowered_scheme == "ws") return 80;
+  if (lowered_scheme == "https" || lowered_scheme == "wss") return 443;
+  if (lowered_scheme == "ftp") return 21;
+  return 0;
+}
+
 }  // namespace
 
 std::optional<UrlParts> parse_url(std::string_view url) {
@@ -137,8 +145,12 @@ std::optional<UrlParts> parse_url(std::string_view url) {
   if (port_text) {
     parts.port = parse_port(*port_text);
     if (!parts.port) return std::nullopt;
-    parts.authority += ':';
-    parts.authority += std::to_string(*parts.port);
+    if (*parts.port == default_port(parts.scheme)) {
+      parts.port.reset();  // WHATWG URL: the scheme's default port is no port
+    } else {
+      parts.authority += ':';
+      parts.authority += std::to_string(*parts.port);
+    }
   }
 
   if (const std::size_t hash = path_and_more.find('#'); hash != std::string_view::npos) {

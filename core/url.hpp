@@ -12,18 +12,23 @@ namespace pacing {
 struct UrlParts {
   std::string scheme;    ///< lower-cased, e.g. "https"
   std::string hostname;  ///< lower-cased; an IPv6 literal keeps its brackets, e.g. "[::1]"
-  std::optional<std::uint16_t> port;  ///< only when the URL names one explicitly
-  std::string authority;  ///< hostname, plus ":port" when the URL names one ("example.org:8080")
-  std::string target;     ///< path and query, "/" when the URL has no path; the fragment is dropped
+  /// Only when the URL names one explicitly, and not the scheme's default (WHATWG URL: 80 for
+  /// http and ws, 443 for https and wss, 21 for ftp).
+  std::optional<std::uint16_t> port;
+  /// The host key: hostname, plus ":port" when there is a port ("example.org:8080"; but
+  /// "https://example.org:443/" is "example.org").
+  std::string authority;
+  std::string target;  ///< path and query, "/" when the URL has no path; the fragment is dropped
 };
 
 /// Parses "scheme://[userinfo@]host[:port][/path][?query][#fragment]". The scheme is checked for
 /// syntax only (any scheme is accepted; callers decide which ones they serve). Userinfo is
 /// dropped; when it contains '@', the host starts after the last '@'. The port is normalised to
-/// its decimal value ("080" becomes 80). Returns nullopt when there is no scheme, no "//", an
-/// empty host, a port that is not 1..65535, characters that cannot be in a host (anything but
-/// ASCII letters, digits, '-', '.', '_'; an IPv6 literal holds hex digits, ':' and '.'), or a
-/// space or control character anywhere (such a URL cannot go into a request line).
+/// its decimal value ("08080" becomes 8080), and the scheme's default port is dropped. Returns
+/// nullopt when there is no scheme, no "//", an empty host, a port that is not 1..65535, characters
+/// that cannot be in a host (anything but ASCII letters, digits, '-', '.', '_'; an IPv6 literal
+/// holds hex digits, ':' and '.'), or a space or control character anywhere (such a URL cannot go
+/// into a request line).
 std::optional<UrlParts> parse_url(std::string_view url);
 
 }  // namespace pacing

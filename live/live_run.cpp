@@ -1,12 +1,11 @@
 #include "live/live_run.hpp"
 
-#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
-
-#include <boost/asio/io_context.hpp>
 #include <sys/resource.h>
 
+#include <boost/asio/io_context.hpp>
 #include <cstdio>
 #include <ostream>
+#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 
 #include "core/asio/asio_clock.hpp"
 #include "core/asio/beast_transport.hpp"
@@ -36,9 +35,9 @@ class LiveWorld final : public sim::World {
   Transport& transport() override { return transport_; }
 
   void run(Instant until, const std::function<bool()>& finished) override {
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              until - clock_.now());
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(until - clock_.now());
     auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (!finished() && std::chrono::steady_clock::now() < deadline) {
       // run_one_until returns at once, running nothing, once its time has passed: keep it ahead.
@@ -56,6 +55,7 @@ class LiveWorld final : public sim::World {
   }
 
   void settle() override { io_.poll(); }
+  std::uint64_t attempts_carried() const override { return transport_.attempts_sent(); }
 
  private:
   boost::asio::io_context io_;

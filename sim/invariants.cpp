@@ -1,30 +1,41 @@
 #include "sim/invariants.hpp"
 
+#include <algorithm>
+
 #include "core/url.hpp"
 
 namespace pacing::sim {
+
+namespace {
+std::string at_text(Instant at) { return "t=" + std::to_string(to_seconds(at)); }
+}  // namespace
 
 InvariantChecker::InvariantChecker(const Scenario& scenario, bool paced)
     : scenario_(scenario), paced_(paced) {}
 
 void InvariantChecker::violation(std::string what) {
+  ++violations_seen_;
   if (violations_.size() < 20) violations_.push_back(std::move(what));
 }
 
-void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host) {
-  if (limits_of_.size() <= tag) {
-    limits_of_.resize(tag + 1);
-    query_of_.resize(tag + 1);
-    completions_.resize(tag + 1);
-  }
-  query_of_[tag] = query;
+void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host,
+                              Instant at) {
+  if (requests_.size() <= tag) requests_.resize(tag + 1);
+  Tracked& r = requests_[tag];
+  r.query = query;
+  r.arrived = at;
+  auto h = hosts_.find(host);
+  if (h == hosts_.end()) h = hosts_.emplace(host, HostCount{host}).first;
+  r.host = &h->second;
   auto& of_query = limits_[query];
   auto it = of_query.find(host);  // by reference: no key is built unless the pair is new
   const bool fresh = it == of_query.end();
   if (fresh) it = of_query.emplace(host, Limits{}).first;
-  Limits& l = it->second;
-  limits_of_[tag] = &l;
-  if (!fresh || !paced_) return;
+  r.limits = &it->second;
+  if (fresh && paced_) resolve_limits_for(it->second, query, host);
+}
+
+void InvariantChecker::resolve_limits_for(Limits& l, std::size_t query, const std::string& host) {
   const RequestContext& ctx = *scenario_.queries[query].context;
   const EngineSettings& engine = scenario_.client.engine;
   auto url = parse_url("https://" + host + "/");
@@ -35,7 +46,7 @@ void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::s
   if (!e) return;
   l.valid = true;
   auto part = [&](const EffectiveLimits::Part& p, const std::string& counter) {
-    Part out{p.key, p.cap, p.interval, &in_flight_[counter], nullptr, &paused_until_[p.key]};
+    Part out{p.key, p.cap, p.interval, &in_flight_[counter], nullptr, &pauses_[p.key]};
     if (p.interval > Duration::zero()) {
       auto [slot, added] =
           last_start_.try_emplace(p.key + "|" + std::to_string(p.interval.count()), Instant::min());
@@ -49,66 +60,148 @@ void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::s
   }
 }
 
-void InvariantChecker::sent(std::uint64_t tag, const std::string&, Instant at) {
-  if (!paced_ || !limits_of_[tag]->valid) return;
-  for (const Part& p : limits_of_[tag]->parts) {
+void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
+  if (tag < requests_.size() && !requests_[tag].aborted) requests_[tag].aborted = at;
+}
+
+void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
+  const std::string request = "request " + std::to_string(tag + 1);
+  if (tag >= requests_.size() || !requests_[tag].host) {
+    violation("an attempt of an unknown " + request + " started");
+    return;
+  }
+  Tracked& r = requests_[tag];
+  ++sent_total_;
+  if (at < r.arrived)
+    violation(request + " started at " + at_text(at) + ", before it arrived at " +
+              at_text(r.arrived));
+  if (r.aborted)
+    violation(request + " started at " + at_text(at) + " after its abort at " +
+              at_text(*r.aborted));
+  if (r.sent)
+    violation(request + " started a second attempt at " + at_text(at) + " while one was open");
+  r.sent = at;
+  HostCount& h = *r.host;
+  ++h.starts;
+  h.peak = std::max(h.peak, ++h.in_flight);
+
+  if (!paced_ || !r.limits->valid) return;
+  for (const Part& p : r.limits->parts) {
     std::size_t n = ++*p.in_flight;
     if (p.cap && n > *p.cap) {
-      violation(p.key + " has more than " + std::to_string(*p.cap) +
-                " in flight at t=" + std::to_string(to_seconds(at)));
+      violation(p.key + " has more than " + std::to_string(*p.cap) + " in flight at " +
+                at_text(at));
     }
     if (p.last_start) {
       if (*p.last_start != Instant::min() && at - *p.last_start < p.interval) {
-        violation(p.key +
-                  " started twice within its interval at t=" + std::to_string(to_seconds(at)));
+        violation(p.key + " started twice within its interval at " + at_text(at));
       }
       *p.last_start = at;
     }
-    if (at < *p.paused_until) {
-      violation(p.key + " started at t=" + std::to_string(to_seconds(at)) +
-                " during a pause until t=" + std::to_string(to_seconds(*p.paused_until)));
+    Instant until = Instant::min();
+    for (const auto& [by, end] : *p.pauses) until = std::max(until, end);
+    if (at < until) {
+      violation(p.key + " started at " + at_text(at) + " during a pause until " + at_text(until));
     }
   }
+  (void)authority;
 }
 
-void InvariantChecker::settled(std::uint64_t tag, const std::string&, Instant at, bool refusal,
-                               std::optional<Duration> retry_after) {
-  if (!paced_ || !limits_of_[tag]->valid) return;
+void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, Instant at,
+                               bool refusal, std::optional<Duration> retry_after) {
+  if (tag >= requests_.size() || !requests_[tag].sent) {
+    violation("request " + std::to_string(tag + 1) + " settled an attempt that never started");
+    return;
+  }
+  Tracked& r = requests_[tag];
+  if (at < *r.sent) {
+    violation("request " + std::to_string(tag + 1) + " settled at " + at_text(at) +
+              ", before its attempt started at " + at_text(*r.sent));
+  }
+  r.sent.reset();
+  --r.host->in_flight;
+
+  if (!paced_ || !r.limits->valid) return;
   const Rules& rules = scenario_.client.engine.rules;
   const bool pauses =
       refusal && retry_after && rules.pause_on_retry_after && rules.keep_longer_pause;
   Duration pause{0};
   if (pauses) {
-    const RequestContext& ctx = *scenario_.queries[query_of_[tag]].context;
+    const RequestContext& ctx = *scenario_.queries[r.query].context;
     pause = *retry_after;
     if (ctx.retry_delay_limit) pause = std::min(pause, *ctx.retry_delay_limit);
   }
-  for (const Part& p : limits_of_[tag]->parts) {
+  for (const Part& p : r.limits->parts) {
     --*p.in_flight;
-    if (pauses) *p.paused_until = std::max(*p.paused_until, at + pause);
+    if (pauses) {
+      Instant& until = (*p.pauses)[authority];
+      until = std::max(until, at + pause);
+    }
   }
 }
 
 void InvariantChecker::invalidated(std::optional<std::string> authority) {
-  // Entries stay (parts point at them): forgetting a pause resets it.
-  for (auto& [key, until] : paused_until_) {
-    if (!authority || key == *authority) until = Instant{};
+  // Entries stay (parts point at them). A host's invalidation forgets the pauses its refusals
+  // set, on itself and on its groups.
+  for (auto& [key, by_host] : pauses_) {
+    if (authority)
+      by_host.erase(*authority);
+    else
+      by_host.clear();
   }
 }
 
 void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
-  if (tag >= completions_.size() || !limits_of_[tag]) {
+  if (tag >= requests_.size() || !requests_[tag].host) {
     violation("completion of an unknown request " + std::to_string(tag + 1));
     return;
   }
-  if (++completions_[tag] == 2)
+  if (++requests_[tag].completions == 2)
     violation("request " + std::to_string(tag + 1) + " completed twice");
 }
 
-std::vector<std::string> InvariantChecker::finish() {
-  for (std::size_t tag = 0; tag < completions_.size(); ++tag) {
-    if (completions_[tag] == 0)
+void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
+  if (carried != sent_total_) {
+    violation("the servers were sent " + std::to_string(carried) + " attempts, the recorder saw " +
+              std::to_string(sent_total_) + " start");
+  }
+  const Json* hosts = result.contains("hosts") ? &result["hosts"] : nullptr;
+  for (const auto& [name, h] : hosts_) {
+    if (!hosts || !hosts->contains(name)) {
+      violation("result.json has no host " + name);
+      continue;
+    }
+    const Json& rh = (*hosts)[name];
+    if (rh.value("starts", std::uint64_t{0}) != h.starts) {
+      violation(name + ": result.json counts " + rh.value("starts", Json()).dump() +
+                " starts, the attempts " + std::to_string(h.starts));
+    }
+    if (rh.value("max_in_flight", std::int64_t{-1}) != h.peak) {
+      violation(name + ": result.json's max_in_flight is " +
+                rh.value("max_in_flight", Json()).dump() + ", the attempts peak at " +
+                std::to_string(h.peak));
+    }
+    const Json series = rh.contains("series") ? rh["series"].value("in_flight", Json()) : Json();
+    if (series.is_array()) {
+      std::int64_t peak = 0;
+      for (const Json& point : series) peak = std::max(peak, point.at(1).get<std::int64_t>());
+      if (peak != h.peak) {
+        violation(name + ": the in_flight series peaks at " + std::to_string(peak) +
+                  ", the attempts at " + std::to_string(h.peak));
+      }
+    }
+  }
+}
+
+std::vector<std::string> InvariantChecker::finish(const Json& result, std::uint64_t carried) {
+  for (std::size_t tag = 0; tag < requests_.size(); ++tag) {
+    if (requests_[tag].completions == 0)
       violation("request " + std::to_string(tag + 1) + " never completed");
+  }
+  check_result(result, carried);
+  if (violations_seen_ > violations_.size()) {
+    violations_.push_back("... and " + std::to_string(violations_seen_ - violations_.size()) +
+                          " more violations");
   }
   return violations_;
 }

@@ -1,6 +1,10 @@
 #pragma once
-// The invariants of DESIGN.md, checked independently of the core from what the recorder saw:
-// exactly-once completion, in-flight caps, rate spacing, no start during a pause.
+// The invariants of DESIGN.md, checked independently of the strategies from what the recorder
+// saw. For every strategy: every request completes exactly once; arrived <= sent <= settled for
+// every attempt; a request aborted while waiting is never sent; the world carried exactly the
+// attempts recorded as sent; each host's `starts` and `max_in_flight` in result.json agree with
+// the attempts and with its own `in_flight` series. For the paced strategy (the core):
+// in-flight caps, rate spacing and no start during a pause.
 
 #include <map>
 #include <optional>
@@ -19,12 +23,17 @@ class InvariantChecker final : public RunWatcher {
   /// Caps, spacing and pauses are checked when `paced` (the throttle strategy).
   InvariantChecker(const Scenario& scenario, bool paced);
 
-  /// A request of query `query` for `host` got `tag`.
-  void issued(std::uint64_t tag, std::size_t query, const std::string& host);
+  /// A request of query `query` for `host` got `tag`; it arrived `at`.
+  void issued(std::uint64_t tag, std::size_t query, const std::string& host, Instant at);
+  /// The workload aborts the request `tag` at `at` (before telling the strategy): from then on,
+  /// no attempt of it may start.
+  void aborting(std::uint64_t tag, Instant at);
   /// An invalidate event ran (nullopt: every host).
   void invalidated(std::optional<std::string> authority);
-  /// Checks that every request completed once; returns every violation found during the run.
-  std::vector<std::string> finish();
+  /// Checks that every request completed once and that `result` (result.json) agrees with what
+  /// was seen: each host's starts, max_in_flight and in_flight series; `carried` is the number of
+  /// attempts the world's transport was given. Returns every violation found during the run.
+  std::vector<std::string> finish(const Json& result, std::uint64_t carried);
 
   void sent(std::uint64_t tag, const std::string& authority, Instant at) override;
   void settled(std::uint64_t tag, const std::string& authority, Instant at, bool refusal,
@@ -40,24 +49,45 @@ class InvariantChecker final : public RunWatcher {
     Duration interval{0};
     std::size_t* in_flight = nullptr;  // over the part's queue (host) or gate (group)
     Instant* last_start = nullptr;     // among requests given this part's rate
-    Instant* paused_until = nullptr;
+    /// The pauses in force on the part's host or group, by the host whose refusal set them.
+    std::map<std::string, Instant>* pauses = nullptr;
   };
   struct Limits {
     bool valid = false;
     std::vector<Part> parts;  // the host first, then its groups
   };
+  /// Every strategy's attempts, per host as the server sees them.
+  struct HostCount {
+    std::string name;
+    std::uint64_t starts = 0;
+    std::int64_t in_flight = 0;
+    std::int64_t peak = 0;
+  };
+  /// One request as the checker follows it.
+  struct Tracked {
+    Limits* limits = nullptr;
+    std::size_t query = 0;
+    HostCount* host = nullptr;
+    Instant arrived{};
+    std::optional<Instant> sent;     ///< the open attempt's start
+    std::optional<Instant> aborted;  ///< when the workload aborted it
+    int completions = 0;
+  };
   void violation(std::string what);
+  void check_result(const Json& result, std::uint64_t carried);
+  void resolve_limits_for(Limits& l, std::size_t query, const std::string& host);
 
   const Scenario& scenario_;
   bool paced_;
-  std::vector<Limits*> limits_of_;  // by tag
-  std::vector<std::size_t> query_of_;
-  std::vector<int> completions_;
+  std::vector<Tracked> requests_;  // by tag
+  std::map<std::string, HostCount, std::less<>> hosts_;
+  std::uint64_t sent_total_ = 0;
   std::map<std::size_t, std::map<std::string, Limits, std::less<>>> limits_;  // query, host
   std::map<std::string, std::size_t> in_flight_;
   std::map<std::string, Instant> last_start_;
-  std::map<std::string, Instant> paused_until_;
+  std::map<std::string, std::map<std::string, Instant>> pauses_;
   std::vector<std::string> violations_;
+  std::size_t violations_seen_ = 0;
 };
 
 }  // namespace pacing::sim

@@ -27,6 +27,7 @@ void SimNetwork::add_server(const std::string& authority, std::unique_ptr<Server
 
 void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
   const std::uint64_t id = attempt.id;
+  ++carried_;
   Open& open = open_[id];
   open.on_settled = std::move(on_settled);
   const Instant now = clock_.now();

@@ -29,6 +29,8 @@ class SimNetwork final : public Transport {
 
   void send(const Attempt& attempt, SettledHandler on_settled) override;
   void abandon(std::uint64_t attempt_id) override;
+  /// Attempts sent through this network so far.
+  std::uint64_t carried() const { return carried_; }
 
  private:
   struct Server {
@@ -75,6 +77,7 @@ class SimNetwork final : public Transport {
   // cancelled entries, one per attempt, for a whole timeout).
   std::deque<std::pair<Instant, std::uint64_t>> deadlines_;
   bool timeout_timer_armed_ = false;
+  std::uint64_t carried_ = 0;
 };
 
 /// The address every simulated client has unless its query names another.

@@ -8,10 +8,29 @@
 namespace pacing::sim {
 
 void StepSeries::set(double t, double value) {
-  if (!points_.empty() && points_.back().second == value) return;
   // On real time a start is stamped with the engine's instant, which can precede a point already
   // recorded during the same pump: keep the series in time order.
-  if (!points_.empty()) t = std::max(t, points_.back().first);
+  if (!points_.empty()) t = std::max(t, std::max(points_.back().first, instant_));
+  if (keep_peaks_) {
+    if (points_.empty() || t > instant_) {
+      instant_ = t;
+      peak_ = value;
+    } else {
+      peak_ = std::max(peak_, value);
+    }
+    // Rewrite this instant's points (at most two): its peak when the level fell back below it,
+    // then the level it ends with; a point that repeats the level before it is left out.
+    std::size_t first = points_.size();
+    while (first > 0 && points_[first - 1].first == t) --first;
+    points_.resize(first);
+    auto push = [&](double v) {
+      if (points_.empty() || points_.back().second != v) points_.emplace_back(t, v);
+    };
+    if (peak_ > value) push(peak_);
+    push(value);
+    return;
+  }
+  if (!points_.empty() && points_.back().second == value) return;
   if (!points_.empty() && points_.back().first == t) {
     points_.back().second = value;
     if (points_.size() > 1 && points_[points_.size() - 2].second == value) points_.pop_back();
@@ -61,6 +80,13 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   HostStats& h = hosts_[r.host];
   --h.open;
   if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
+  // A request that never started (aborted while waiting, or refused before sending) still
+  // appears in the trace, once, with "sent": null.
+  if (r.attempts == 0) {
+    const bool aborted = c.kind == Completion::Kind::aborted;
+    trace_line(tag, 1, std::nullopt, r.completed, nullptr, std::nullopt,
+               aborted ? "aborted" : to_string(c.last.kind));
+  }
   if (c.kind == Completion::Kind::response && series_) {
     h.completed_series.set(t(r.completed), static_cast<double>(++h.completed));
   }
@@ -125,7 +151,8 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
         }
       }
     }
-    trace_line(*a, clock_.now(), &result, retry_after, to_string(result.kind));
+    trace_line(a->tag, a->number, a->sent, clock_.now(), &result, retry_after,
+               to_string(result.kind));
     if (watcher_) watcher_->settled(a->tag, h.name, clock_.now(), refusal, retry_after);
   }
   a->handler(std::move(result));
@@ -133,7 +160,7 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
 
 void Recorder::abandon(std::uint64_t attempt_id) {
   if (auto a = close_attempt(attempt_id)) {
-    trace_line(*a, clock_.now(), nullptr, std::nullopt, "aborted");
+    trace_line(a->tag, a->number, a->sent, clock_.now(), nullptr, std::nullopt, "aborted");
     if (watcher_)
       watcher_->settled(a->tag, hosts_[requests_[a->tag].host].name, clock_.now(), false,
                         std::nullopt);
@@ -141,18 +168,20 @@ void Recorder::abandon(std::uint64_t attempt_id) {
   inner_.abandon(attempt_id);
 }
 
-void Recorder::trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
+void Recorder::trace_line(std::uint64_t tag, int number, std::optional<Instant> sent,
+                          Instant settled, const AttemptResult* r,
                           std::optional<Duration> retry_after, std::string_view outcome) {
   if (!trace_) return;
-  const RequestRecord& req = requests_[a.tag];
+  const RequestRecord& req = requests_[tag];
   nlohmann::ordered_json line;  // keys in the order of the trace contract
-  line["request"] = a.tag + 1;
+  line["request"] = tag + 1;
   line["query"] = *req.query_name;
   line["host"] = hosts_[req.host].name;
   line["path"] = *req.path;
-  line["attempt"] = a.number;
+  line["attempt"] = number;
   line["arrived"] = t(req.arrived);
-  line["sent"] = t(a.sent);
+  line["sent"] = nullptr;
+  if (sent) line["sent"] = t(*sent);
   line["settled"] = t(settled);
   line["status"] = nullptr;
   if (r && r->kind == AttemptResult::Kind::response) line["status"] = r->response.status;
@@ -167,7 +196,8 @@ void Recorder::finish(Instant end) {
                                                                 open_attempts_.end());
   std::sort(still_open.begin(), still_open.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [id, a] : still_open) trace_line(a, end, nullptr, std::nullopt, "aborted");
+  for (const auto& [id, a] : still_open)
+    trace_line(a.tag, a.number, a.sent, end, nullptr, std::nullopt, "aborted");
   open_attempts_.clear();
   if (trace_) trace_->flush();
 }

@@ -20,12 +20,19 @@ namespace pacing::sim {
 /// Change points of a step function of time: [[t, value], ...].
 class StepSeries {
  public:
+  /// With `keep_peaks`, a level that rises and falls back within one instant keeps its highest
+  /// value there, as a point of its own before the level the instant ends with ([t, 3], [t, 0]):
+  /// the series' maximum is then the true maximum, in the order events really ran.
+  explicit StepSeries(bool keep_peaks = false) : keep_peaks_(keep_peaks) {}
   void set(double t, double value);
   Json to_json() const;
   double last() const { return points_.empty() ? 0 : points_.back().second; }
 
  private:
   std::vector<std::pair<double, double>> points_;
+  bool keep_peaks_;
+  double instant_ = 0;  ///< the latest instant set
+  double peak_ = 0;     ///< the highest value set at that instant
 };
 
 /// Told about each attempt as it is sent and settled, and each completion (the invariant checker).
@@ -83,7 +90,7 @@ class Recorder final : public Transport, public EngineObserver {
     std::int64_t in_flight = 0, max_in_flight = 0, open = 0;
     double interval = 0;
     double max_interval = 0;
-    StepSeries in_flight_series, queued_series, interval_series, paused_series;
+    StepSeries in_flight_series{true}, queued_series{true}, interval_series, paused_series;
     /// Requests answered without refusal so far (the summary's "completed"), for charts.
     std::uint64_t completed = 0;
     StepSeries completed_series;
@@ -102,7 +109,7 @@ class Recorder final : public Transport, public EngineObserver {
     SettledHandler handler;
   };
   struct EntitySeries {
-    StepSeries in_flight, queued, interval, paused_until;
+    StepSeries in_flight{true}, queued{true}, interval, paused_until;
   };
 
   double t(Instant at) const { return to_seconds(at); }
@@ -110,8 +117,10 @@ class Recorder final : public Transport, public EngineObserver {
   void update_host_series(HostStats& h, std::optional<Instant> at = std::nullopt);
   /// Forgets an open attempt (no longer in flight); nullopt when it was not open.
   std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
-  void trace_line(const OpenAttempt& a, Instant settled, const AttemptResult* r,
-                  std::optional<Duration> retry_after, std::string_view outcome);
+  /// One line of the trace; `sent` is nullopt for a request that never started.
+  void trace_line(std::uint64_t tag, int number, std::optional<Instant> sent, Instant settled,
+                  const AttemptResult* r, std::optional<Duration> retry_after,
+                  std::string_view outcome);
   void settled(std::uint64_t attempt_id, AttemptResult result);
 
   Clock& clock_;

@@ -53,6 +53,7 @@ class SimWorld final : public World {
   Transport& transport() override { return network_; }
   void run(Instant until, const std::function<bool()>&) override { clock_.run_until(until); }
   void settle() override { clock_.run_until(clock_.now()); }
+  std::uint64_t attempts_carried() const override { return network_.carried(); }
   std::uint64_t events() const { return clock_.executed(); }
 
  private:
@@ -96,11 +97,20 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   std::vector<Strategy::RequestId> id_of_tag;
   std::vector<bool> open;
   std::vector<bool> aborted(scenario.queries.size(), false);
+  // One abort signal per query: its requests leave together, so none of them is sent.
+  auto abort_where = [&](auto&& selected) {
+    std::vector<Strategy::RequestId> ids;
+    for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
+      if (open[tag] && selected(tag)) {
+        checker.aborting(tag, clock.now());
+        ids.push_back(id_of_tag[tag]);
+      }
+    }
+    strategy->abort_all(ids);
+  };
   auto abort_query = [&](std::size_t q) {
     aborted[q] = true;
-    for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
-      if (open[tag] && query_of_tag[tag] == q) strategy->abort(id_of_tag[tag]);
-    }
+    abort_where([&](std::size_t tag) { return query_of_tag[tag] == q; });
   };
   std::vector<EntryCursor> cursors;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
@@ -129,7 +139,7 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
                                                 cur.entry->host, cur.entry->path);
       query_of_tag.push_back(cur.query);
       open.push_back(true);
-      checker.issued(tag, cur.query, cur.entry->host);
+      checker.issued(tag, cur.query, cur.entry->host, clock.now());
       request.tag = tag;
       // Two words of capture: std::function keeps them without allocating.
       id_of_tag.push_back(
@@ -176,9 +186,7 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   });
   // Requests not finished by `until` count as aborted.
   aborted.assign(aborted.size(), true);
-  for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
-    if (open[tag]) strategy->abort(id_of_tag[tag]);
-  }
+  abort_where([](std::size_t) { return true; });
   world.settle();  // completions the aborts scheduled for now
   recorder.finish(clock.now());
 
@@ -187,7 +195,7 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   out.result["scenario"] = scenario.name;
   out.result["strategy"] = strategy_name;
   out.result["seed"] = seed;
-  out.violations = checker.finish();
+  out.violations = checker.finish(out.result, world.attempts_carried());
   return out;
 }
 

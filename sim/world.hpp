@@ -2,6 +2,7 @@
 // Where a run happens: a clock, a transport to the scenario's servers, and a way to let time pass.
 // The simulator's world is virtual; the live world (live/) is real time over loopback HTTP.
 
+#include <cstdint>
 #include <functional>
 
 #include "core/clock.hpp"
@@ -19,6 +20,9 @@ class World {
   virtual void run(Instant until, const std::function<bool()>& finished) = 0;
   /// Delivers the callbacks that are due now, without letting time pass.
   virtual void settle() = 0;
+  /// Attempts the world's transport was given so far (the servers' side of the invariant "what
+  /// was recorded as sent is what was sent").
+  virtual std::uint64_t attempts_carried() const = 0;
 };
 
 }  // namespace pacing::sim

@@ -135,6 +135,7 @@ BeastTransport::~BeastTransport() {
 }
 
 void BeastTransport::send(const Attempt& attempt, SettledHandler on_settled) {
+  ++attempts_sent_;
   auto ex = std::make_shared<Exchange>();
   ex->transport = this;
   ex->io = &clock_.io();
@@ -181,7 +182,8 @@ void BeastTransport::abandon(std::uint64_t attempt_id) {
   if (ex->connection) ex->connection->socket.close();  // the server sees the client go away
 }
 
-std::shared_ptr<BeastTransport::Connection> BeastTransport::take_idle(const std::string& authority) {
+std::shared_ptr<BeastTransport::Connection> BeastTransport::take_idle(
+    const std::string& authority) {
   auto it = idle_.find(authority);
   while (it != idle_.end() && !it->second.empty()) {
     auto c = std::move(it->second.back());

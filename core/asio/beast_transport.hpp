@@ -3,14 +3,13 @@
 // connections reused per host, a timeout per attempt. The core's host keys stay the URL's
 // authority (the Host header), while the connection may go elsewhere (a mock server's port).
 
-#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
-
 #include <boost/asio/ip/tcp.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 #include <vector>
 
 #include "core/asio/asio_clock.hpp"
@@ -34,6 +33,8 @@ class BeastTransport final : public Transport {
 
   /// Connections opened so far (to check keep-alive reuse).
   std::size_t connections_opened() const { return connections_opened_; }
+  /// Attempts sent so far.
+  std::uint64_t attempts_sent() const { return attempts_sent_; }
 
   struct Connection;
   struct Exchange;
@@ -50,6 +51,7 @@ class BeastTransport final : public Transport {
   std::unordered_map<std::string, std::vector<std::shared_ptr<Connection>>> idle_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Exchange>> open_;
   std::size_t connections_opened_ = 0;
+  std::uint64_t attempts_sent_ = 0;
 };
 
 }  // namespace pacing::asio_binding

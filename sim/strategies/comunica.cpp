@@ -71,15 +71,6 @@ bool is_refusal(const Response& response) {
          (response.status == 405 && find_header(response.headers, "Retry-After"));
 }
 
-/// JavaScript's `new URL(...).host`: the authority, without the scheme's default port.
-std::string url_host(const UrlParts& url) {
-  std::string host = url.hostname;
-  const bool default_port = url.port && ((url.scheme == "http" && *url.port == 80) ||
-                                         (url.scheme == "https" && *url.port == 443));
-  if (url.port && !default_port) host.append(1, ':').append(std::to_string(*url.port));
-  return host;
-}
-
 std::string_view trim_http_whitespace(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
@@ -415,13 +406,8 @@ struct ComunicaStrategy::Impl {
       handle_result(p, AttemptResult{AttemptResult::Kind::aborted, {}, "aborted"});
       return;
     }
-    Attempt attempt;
-    attempt.id = ++next_attempt;
-    attempt.request = p.id;
-    attempt.number = ++p.attempts_sent;
-    attempt.request_data = &p.request;
-    attempt.authority = p.url.authority;
-    attempt.target = p.url.target;
+    const Attempt attempt(++next_attempt, p.id, ++p.attempts_sent, p.request, p.url.authority,
+                          p.url.target, clock.now());
     p.attempt_id = attempt.id;
     set_phase(p, Phase::in_flight);
     transport.send(attempt, on_request(p.id, [attempt_id = attempt.id](Impl& s, Pending& q,
@@ -517,7 +503,7 @@ Strategy::RequestId ComunicaStrategy::issue(Request request,
     return p.id;
   }
   p.url = std::move(*url);
-  p.host = url_host(p.url);
+  p.host = p.url.authority;  // JavaScript's URL.host: no default port, as the core's key
   const RequestId id = p.id;
   s.run_limiter(p);
   return id;
@@ -557,7 +543,7 @@ void ComunicaStrategy::invalidate(std::optional<std::string_view> url) {
   if (url) {
     auto parts = parse_url(*url);
     if (!parts) return;
-    const std::string host = url_host(*parts);
+    const std::string host = parts->authority;
     s.host_records.erase(host);
     if (auto delay = s.active_delays.find(host); delay != s.active_delays.end()) {
       s.clock.cancel(delay->second.cleanup);

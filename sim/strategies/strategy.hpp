@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "core/engine.hpp"
@@ -23,6 +24,12 @@ class Strategy {
                           Engine::CompletionHandler done) = 0;
   /// Aborts a request not yet completed (it completes as aborted); unknown ids are ignored.
   virtual void abort(RequestId id) = 0;
+  /// Aborts several requests as one abort signal does: none of them is sent meanwhile (a place
+  /// one frees never goes to another of them). By default one by one, which is right for a
+  /// strategy in which freeing a place starts nothing at once.
+  virtual void abort_all(std::span<const RequestId> ids) {
+    for (RequestId id : ids) abort(id);
+  }
   /// Forgets what was learned about `url`'s host (or about every host when nullopt).
   virtual void invalidate(std::optional<std::string_view> url) = 0;
   /// Watches learned state (interval, pause) where the strategy has one; nullptr detaches.

@@ -16,9 +16,12 @@ class ThrottleStrategy final : public Strategy {
     return engine_.fetch(std::move(request), std::move(context), std::move(done));
   }
   void abort(RequestId id) override { engine_.abort(id); }
+  void abort_all(std::span<const RequestId> ids) override { engine_.abort(ids); }
   void invalidate(std::optional<std::string_view> url) override {
-    if (url) engine_.invalidate(*url);
-    else engine_.invalidate();
+    if (url)
+      engine_.invalidate(*url);
+    else
+      engine_.invalidate();
   }
   void set_observer(EngineObserver* observer) override { engine_.set_observer(observer); }
 

@@ -52,13 +52,8 @@ struct UnpacedStrategy::Impl {
   }
 
   void send(Pending& p) {
-    Attempt attempt;
-    attempt.id = ++next_attempt;
-    attempt.request = p.id;
-    attempt.number = ++p.attempts_sent;
-    attempt.request_data = &p.request;
-    attempt.authority = p.url.authority;
-    attempt.target = p.url.target;
+    const Attempt attempt(++next_attempt, p.id, ++p.attempts_sent, p.request, p.url.authority,
+                          p.url.target, clock.now());
     p.attempt_id = attempt.id;
     ++in_flight[p.url.authority];
     notify(p.url.authority);

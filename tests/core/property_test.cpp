@@ -522,10 +522,12 @@ class PropertyRun {
   void invalidate(std::optional<std::size_t> host) {
     if (host) {
       const Host& h = workload_.hosts[*host];
-      paused_until_.erase(h.authority);  // a group's pause stays: only the host is forgotten
+      // The host's pause goes, and so does what its refusals set on its groups; what other
+      // hosts' refusals set on those groups stays.
+      for (auto& [key, by_host] : pauses_) by_host.erase(h.authority);
       engine_.invalidate("http://" + h.authority + "/");
     } else {
-      paused_until_.clear();
+      pauses_.clear();
       engine_.invalidate();
     }
   }
@@ -644,11 +646,19 @@ class PropertyRun {
   }
 
   void check_pause(std::size_t tag, const std::string& key, Instant now) {
-    auto it = paused_until_.find(key);
-    if (it != paused_until_.end() && now < it->second) {
+    if (const Instant until = paused_until(key); now < until) {
       violation(tag, key + " started during its Retry-After pause (until " +
-                         std::to_string(it->second.time_since_epoch().count()) + "us)");
+                         std::to_string(until.time_since_epoch().count()) + "us)");
     }
+  }
+
+  /// The end of the pause in force on a host or group: the latest any host's refusal set.
+  Instant paused_until(const std::string& key) const {
+    Instant until = Instant::min();
+    if (auto it = pauses_.find(key); it != pauses_.end()) {
+      for (const auto& [host, end] : it->second) until = std::max(until, end);
+    }
+    return until;
   }
 
   /// Leaves the in-flight counts of the attempt's queue and groups.
@@ -685,8 +695,9 @@ class PropertyRun {
       if (refusal && wait) {
         // The host and its groups start nothing until then (capped at the context's limit).
         const Instant until = now + std::min(*wait, ctx.retry_delay_limit.value_or(*wait));
-        pause(workload_.hosts[rec.host].authority, until);
-        for (const GroupRule& g : rec.limits.groups) pause(g.key, until);
+        const std::string& host = workload_.hosts[rec.host].authority;
+        pause(host, host, until);
+        for (const GroupRule& g : rec.limits.groups) pause(g.key, host, until);
       }
       const bool retryable = refusal || is_listed_or_504(ctx, status);
       const bool can_retry =
@@ -715,9 +726,9 @@ class PropertyRun {
     }
   }
 
-  void pause(const std::string& key, Instant until) {
-    Instant& current = paused_until_[key];
-    current = std::max(current, until);
+  void pause(const std::string& key, const std::string& taught_by, Instant until) {
+    auto [it, fresh] = pauses_[key].try_emplace(taught_by, until);
+    if (!fresh) it->second = std::max(it->second, until);
   }
 
   // -- completions
@@ -802,10 +813,7 @@ class PropertyRun {
       auto it = last_start_.find({key, spacing.count()});
       return spacing <= Duration::zero() || it == last_start_.end() || now - it->second >= spacing;
     };
-    auto unpaused = [&](const std::string& key) {
-      auto it = paused_until_.find(key);
-      return it == paused_until_.end() || now >= it->second;
-    };
+    auto unpaused = [&](const std::string& key) { return now >= paused_until(key); };
     const Host& host = workload_.hosts[rec.host];
     if (!below(queue_in_flight_, rec.queue, rec.limits.cap) ||
         !spaced(host.authority, rec.limits.spacing) || !unpaused(host.authority)) {
@@ -876,7 +884,8 @@ class PropertyRun {
   std::map<std::size_t, std::size_t> queue_in_flight_;
   std::map<std::string, std::size_t> group_in_flight_;
   std::map<std::pair<std::string, Duration::rep>, Instant> last_start_;
-  std::map<std::string, Instant> paused_until_;
+  /// Pauses by host or group key, then by the host whose refusal set them.
+  std::map<std::string, std::map<std::string, Instant>> pauses_;
   std::vector<std::string> violations_;
   /// fetch() calls under way (not counting those a completion or abort() is nested in), to catch
   /// the engine completing a request from inside one.
@@ -961,9 +970,9 @@ TEST_F(Interleavings, InvalidateWhileQueuesWaitOnTheirTimers) {
   for (const auto& [name, id] : ids) EXPECT_EQ(done.count.at(id), 1) << name;
 }
 
-// invalidate(url) forgets the host's pause, not the pause its refusal taught the host's groups
-// (invalidate() forgets those): the host still waits for the group.
-TEST_F(Interleavings, InvalidatingAHostLeavesItsGroupsPause) {
+// invalidate(url) forgets the host's pause and what the host's refusals set on its groups: the
+// group's other hosts start at once too.
+TEST_F(Interleavings, InvalidatingAHostForgetsThePauseItsRefusalSetOnItsGroups) {
   settings.hosts["*.ex.org"] = in_flight(10);
   server = [](const ScriptedTransport::Sent& s) {
     const bool refuse = s.target == "/1" && s.number == 1;
@@ -973,11 +982,31 @@ TEST_F(Interleavings, InvalidatingAHostLeavesItsGroupsPause) {
   get_named_at(0ms, "a1", "http://a.ex.org/1");
   get_named_at(100ms, "b1", "http://b.ex.org/2");  // waits for the group's pause
   clock.schedule(at(1s), [this] { engine().invalidate("http://a.ex.org/"); });
-  clock.schedule(at(2s), [this] { engine().invalidate(); });
   clock.run();
 
-  EXPECT_EQ(starts("a.ex.org"), (Seconds{0.0, 2.0}));
-  EXPECT_EQ(starts("b.ex.org"), (Seconds{2.0}));
+  EXPECT_EQ(starts("a.ex.org"), (Seconds{0.0, 1.0}));
+  EXPECT_EQ(starts("b.ex.org"), (Seconds{1.0}));
+}
+
+// What another host's refusal set on a shared group stays when one host is invalidated.
+TEST_F(Interleavings, InvalidatingAHostKeepsThePauseAnotherHostSetOnTheGroup) {
+  settings.hosts["*.ex.org"] = in_flight(10);
+  server = [](const ScriptedTransport::Sent& s) {
+    const bool refuse_a = s.authority == "a.ex.org" && s.number == 1;
+    const bool refuse_b = s.authority == "b.ex.org" && s.number == 1;
+    if (refuse_a)
+      return std::optional<Scripted>(Scripted{50ms, reply(429, {{"Retry-After", "5"}})});
+    if (refuse_b)
+      return std::optional<Scripted>(Scripted{50ms, reply(429, {{"Retry-After", "3"}})});
+    return std::optional<Scripted>(Scripted{50ms, reply(200)});
+  };
+  get_named_at(0ms, "a1", "http://a.ex.org/1");  // pauses a and the group until 5.05
+  get_named_at(0ms, "b1", "http://b.ex.org/1");  // pauses b and the group until 3.05
+  clock.schedule(at(1s), [this] { engine().invalidate("http://a.ex.org/"); });
+  clock.run();
+
+  EXPECT_EQ(starts("a.ex.org"), (Seconds{0.0, 3.05}));  // the group still waits for b's pause
+  EXPECT_EQ(starts("b.ex.org"), (Seconds{0.0, 3.05}));
 }
 
 /// Notes the addresses of destroyed copies, so a callback can tell whether its own closure died

@@ -220,8 +220,7 @@ TEST_F(Refusals, IntervalCappedAtMax) {
   c.retry_count = 8;
   get("https://a.org/x", context(c));
   clock.run();
-  EXPECT_EQ(state.intervals["a.org"],
-            (Durations{0ms, 250ms, 500ms, 1s, 2s, 4s, 8s, 10s}));
+  EXPECT_EQ(state.intervals["a.org"], (Durations{0ms, 250ms, 500ms, 1s, 2s, 4s, 8s, 10s}));
 }
 
 TEST_F(Refusals, RefusalTeachesBeforeReleasingItsPlace) {
@@ -248,7 +247,8 @@ TEST_F(Refusals, ReleasingBeforeLearningStartsAtOldPaceWhenRuleOff) {
 TEST_F(Refusals, TimeoutTeachesNothing) {
   settings.hosts["a.org"] = in_flight(1);
   server = [](const ScriptedTransport::Sent& s) {
-    if (s.request == 1) return std::optional<Scripted>(Scripted{1s, failure(AttemptResult::Kind::timeout)});
+    if (s.request == 1)
+      return std::optional<Scripted>(Scripted{1s, failure(AttemptResult::Kind::timeout)});
     return std::optional<Scripted>(Scripted{100ms, reply(200)});
   };
   get("https://a.org/x");
@@ -261,7 +261,8 @@ TEST_F(Refusals, TimeoutTeachesNothing) {
 
 TEST_F(Refusals, NetworkFailureTeachesNothing) {
   server = [](const ScriptedTransport::Sent& s) {
-    if (s.request == 1) return std::optional<Scripted>(Scripted{100ms, failure(AttemptResult::Kind::network)});
+    if (s.request == 1)
+      return std::optional<Scripted>(Scripted{100ms, failure(AttemptResult::Kind::network)});
     return std::optional<Scripted>(Scripted{100ms, reply(200)});
   };
   auto id = get("https://a.org/x");
@@ -307,6 +308,132 @@ TEST_F(Refusals, ConstantsAreEngineSettings) {
   clock.run();
   EXPECT_EQ(state.intervals["a.org"], (Durations{0ms, 100ms, 200ms, 300ms, 150ms}));
   EXPECT_EQ(transport.sent.size(), 4u);
+}
+
+// "a refusal sets it to min(10 s, max(250 ms, 2 x interval))": after a long decay the interval
+// is a few microseconds, and a refusal must still slow the host by the initial 250 ms.
+TEST_F(Refusals, RefusalAfterLongDecayDoublesFromTheInitialInterval) {
+  settings.hosts["a.org"] = in_flight(1);
+  server = [](const ScriptedTransport::Sent& s) {
+    const bool refused = (s.request == 1 && s.number == 1) || (s.request == 102 && s.number <= 2);
+    return std::optional<Scripted>(Scripted{100ms, reply(refused ? 429 : 200)});
+  };
+  for (int i = 0; i < 102; ++i) get("https://a.org/x");
+  clock.run();
+  const Durations& seen = state.intervals["a.org"];
+  ASSERT_GE(seen.size(), 4u);
+  EXPECT_LT(seen[seen.size() - 4], 10us);   // 100 answers took a tenth off each time
+  EXPECT_EQ(seen[seen.size() - 3], 250ms);  // not twice a few microseconds
+  EXPECT_EQ(seen[seen.size() - 2], 500ms);
+  EXPECT_EQ(seen[seen.size() - 1], 450ms);
+  const std::vector<Instant> t = transport.starts("a.org");
+  ASSERT_EQ(t.size(), 105u);
+  // Request 102 went at t[102], was refused 100 ms later, and its retry waited 250 ms from its
+  // start (not at the instant of the refusal), then 500 ms.
+  EXPECT_EQ(t[103] - t[102], 250ms);
+  EXPECT_EQ(t[104] - t[103], 500ms);
+}
+
+// "Every answer that is neither a refusal nor a retried status (504, retryStatusCodes) takes a
+// tenth off": the 504s a context retries teach nothing.
+TEST_F(Refusals, RetriedStatus504TeachesNothing) {
+  settings.hosts["a.org"] = in_flight(1);
+  server = [](const ScriptedTransport::Sent& s) {
+    static const int answers[] = {429, 504, 504, 504, 200};
+    return std::optional<Scripted>(Scripted{10ms, reply(answers[s.number - 1])});
+  };
+  RequestContext c;
+  c.retry_count = 5;
+  c.retry_delay_fallback = 100ms;
+  get("https://a.org/x", context(c));
+  clock.run();
+  EXPECT_EQ(state.intervals["a.org"], (Durations{0ms, 250ms, 225ms}));
+}
+
+TEST_F(Refusals, RetriedListedStatusTeachesNothing) {
+  settings.hosts["a.org"] = in_flight(1);
+  server = [](const ScriptedTransport::Sent& s) {
+    static const int answers[] = {429, 500, 500, 200};
+    return std::optional<Scripted>(Scripted{10ms, reply(answers[s.number - 1])});
+  };
+  RequestContext c;
+  c.retry_count = 5;
+  c.retry_status_codes = {500};
+  get("https://a.org/x", context(c));
+  clock.run();
+  EXPECT_EQ(state.intervals["a.org"], (Durations{0ms, 250ms, 225ms}));
+}
+
+// Without a retry count the context retries no 504: it is an ordinary answer, and decays.
+TEST_F(Refusals, Status504DecaysWhenTheContextRetriesNothing) {
+  settings.hosts["a.org"] = in_flight(1);
+  server = [](const ScriptedTransport::Sent& s) {
+    return std::optional<Scripted>(
+        Scripted{10ms, reply(s.request == 1 && s.number == 1 ? 429 : 504)});
+  };
+  get("https://a.org/x");
+  clock.run();
+  EXPECT_EQ(state.intervals["a.org"], (Durations{0ms, 250ms, 225ms}));
+}
+
+// "An invalidate that forgets nothing is not a change of the learned interval": a burst in flight
+// during such an invalidate still doubles the interval when it is refused.
+TEST_F(Refusals, InvalidateThatForgetsNothingIsNotAChange) {
+  server = [](const ScriptedTransport::Sent& s) {
+    if (s.number == 1) return std::optional<Scripted>(Scripted{200ms, reply(429)});
+    return std::optional<Scripted>(Scripted{100ms, reply(200)});
+  };
+  for (int i = 0; i < 10; ++i) get("https://a.org/x");
+  clock.schedule(at(100ms), [&] { engine().invalidate("https://a.org/"); });
+  clock.run();
+  EXPECT_EQ(state.intervals["a.org"].at(1), 250ms);
+  const std::vector<double> t = starts("a.org");
+  ASSERT_EQ(t.size(), 20u);
+  EXPECT_EQ(t[10], 0.25);  // the first retry waits the learned 250 ms from the last start
+}
+
+// "invalidate(url) forgets what that URL's host taught: its pause and learned interval, and what
+// its refusals set on its groups": the group's pause goes, and its other hosts start at once.
+TEST_F(Refusals, InvalidateUrlForgetsThePauseItsRefusalSetOnItsGroups) {
+  auto ctx = context(with_limits({{"*.p.test", in_flight(10)}}));
+  server = [](const ScriptedTransport::Sent& s) {
+    const bool refused = s.authority == "a.p.test" && s.number == 1;
+    return std::optional<Scripted>(
+        Scripted{100ms, refused ? reply(429, {{"Retry-After", "30"}}) : reply(200)});
+  };
+  get("https://a.p.test/x", ctx);
+  get_at(1s, "https://b.p.test/x", ctx);  // waits for the group's pause
+  clock.schedule(at(2s), [&] { engine().invalidate("https://a.p.test/"); });
+  clock.run();
+  EXPECT_EQ(starts("a.p.test"), (Vec{0.0, 2.0}));  // not 30.1
+  EXPECT_EQ(starts("b.p.test"), (Vec{2.0}));
+}
+
+// ... and the group's learned interval when the host's refusals set it; another host that taught
+// the group nothing forgets nothing of it.
+TEST_F(Refusals, InvalidateUrlForgetsTheGroupIntervalItsRefusalsSet) {
+  auto ctx = context(with_limits({{"*.p.test", in_flight(10)}}));
+  server = [](const ScriptedTransport::Sent& s) {
+    const bool refused = s.authority == "c.p.test" && s.number == 1;
+    return std::optional<Scripted>(Scripted{100ms, reply(refused ? 429 : 200)});
+  };
+  get("https://a.p.test/x", ctx);
+  get("https://c.p.test/x", ctx);  // refused: the group learns 250 ms, then decays to 225 ms
+  clock.schedule(at(1s), [&] { engine().invalidate("https://a.p.test/"); });
+  clock.schedule(at(2s), [&] { engine().invalidate("https://c.p.test/"); });
+  clock.run();
+  EXPECT_EQ(state.intervals["*.p.test"], (Durations{0ms, 250ms, 225ms, 0ms}));
+}
+
+// "Host keys follow the WHATWG URL rules: ... default port dropped (https://h:443/ is h)".
+TEST_F(Refusals, DefaultPortIsTheSameHostKey) {
+  only_first_request_gets(reply(429, {{"Retry-After", "100"}}));
+  get("https://i.test:443/x");
+  get_at(500ms, "HTTPS://I.TEST/y");  // the same host: waits for the pause
+  clock.schedule(at(1s), [&] { engine().invalidate("https://i.test/"); });
+  clock.run();
+  EXPECT_EQ(starts("i.test"), (Vec{0.0, 1.0, 1.0}));
+  EXPECT_EQ(starts("i.test:443"), (Vec{}));
 }
 
 }  // namespace

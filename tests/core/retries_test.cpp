@@ -41,7 +41,9 @@ TEST_F(Retries, RetryQueuesAtTheBackWhenRuleOff) {
 }
 
 TEST_F(Retries, RefusedRequestRetriedUpToEngineDefaultOfFive) {
-  server = [](auto&) { return std::optional<Scripted>(Scripted{10ms, reply(429, {{"Retry-After", "1"}})}); };
+  server = [](auto&) {
+    return std::optional<Scripted>(Scripted{10ms, reply(429, {{"Retry-After", "1"}})});
+  };
   auto id = get("https://a.org/x");
   clock.run();
   EXPECT_EQ(transport.sent.size(), 6u);
@@ -176,6 +178,27 @@ TEST_F(Retries, AbortDuringRetryDelayCompletesAborted) {
   EXPECT_EQ(transport.sent.size(), 1u);
   EXPECT_EQ(done.by_id.at(id).kind, Completion::Kind::aborted);
   EXPECT_EQ(clock.now(), at(1s));  // the retry timer was cancelled
+}
+
+// "A request aborted while waiting in a queue is removed at once ... it frees nothing it did not
+// hold": one abort of a whole query never sends its waiting requests, although its in-flight
+// request frees a place among them.
+TEST_F(Retries, AbortingSeveralRequestsAtOnceSendsNoneOfThem) {
+  settings.hosts["a.org"] = in_flight(1);
+  server = [](const ScriptedTransport::Sent&) {
+    return std::optional<Scripted>(Scripted{1s, reply(200)});
+  };
+  std::vector<Engine::RequestId> query;
+  for (int i = 0; i < 4; ++i) query.push_back(get("https://a.org/a"));
+  get_at(600ms, "https://a.org/b");
+  clock.schedule(at(500ms), [&] { engine().abort(query); });
+  clock.run();
+  EXPECT_EQ(starts("a.org"), (Vec{0.0, 0.6}));  // the first of the query, then b
+  for (Engine::RequestId id : query) {
+    EXPECT_EQ(done.by_id.at(id).kind, Completion::Kind::aborted);
+    EXPECT_EQ(done.when.at(id), at(500ms));
+  }
+  EXPECT_EQ(transport.abandoned.size(), 1u);
 }
 
 TEST_F(Retries, AbortFreesNothingItDidNotHold) {

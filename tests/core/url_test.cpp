@@ -29,12 +29,22 @@ TEST(Url, UrlAuthorityKeepsExplicitPort) {
   EXPECT_EQ(parts->authority, "example.org:8080");
 }
 
-TEST(Url, UrlAuthorityKeepsExplicitDefaultPort) {
-  // The core does not know default ports: an explicit ":443" is kept as written.
-  const auto parts = parse_url("https://example.org:443/");
-  ASSERT_TRUE(parts.has_value());
-  EXPECT_EQ(parts->port, std::uint16_t{443});
-  EXPECT_EQ(parts->authority, "example.org:443");
+TEST(Url, HostKeyDropsTheSchemesDefaultPort) {
+  // WHATWG URL: a special scheme's default port is no port ("https://h:443/" is "h").
+  for (const char* url :
+       {"https://example.org:443/", "http://example.org:80/x", "HTTPS://Example.org:0443/",
+        "ws://example.org:80/", "wss://example.org:443/", "ftp://example.org:21/"}) {
+    const auto parts = parse_url(url);
+    ASSERT_TRUE(parts.has_value()) << url;
+    EXPECT_EQ(parts->port, std::nullopt) << url;
+    EXPECT_EQ(parts->authority, "example.org") << url;
+  }
+}
+
+TEST(Url, HostKeyKeepsAnotherSchemesPort) {
+  EXPECT_EQ(parse_url("http://example.org:443/")->authority, "example.org:443");
+  EXPECT_EQ(parse_url("https://example.org:80/")->authority, "example.org:80");
+  EXPECT_EQ(parse_url("foo://example.org:80/")->authority, "example.org:80");
 }
 
 TEST(Url, UrlWithoutPortHasNoPort) {
@@ -45,10 +55,10 @@ TEST(Url, UrlWithoutPortHasNoPort) {
 }
 
 TEST(Url, UrlPortIsNormalisedToItsValue) {
-  const auto parts = parse_url("http://example.org:0080/");
+  const auto parts = parse_url("http://example.org:08080/");
   ASSERT_TRUE(parts.has_value());
-  EXPECT_EQ(parts->port, std::uint16_t{80});
-  EXPECT_EQ(parts->authority, "example.org:80");
+  EXPECT_EQ(parts->port, std::uint16_t{8080});
+  EXPECT_EQ(parts->authority, "example.org:8080");
 }
 
 TEST(Url, UrlPortBoundsAreAccepted) {

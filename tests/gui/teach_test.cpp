@@ -79,9 +79,13 @@ class TeachTest : public QObject {
     for (const auto& h : run.hosts) {
       if (h->queued.max_value() > busiest->queued.max_value()) busiest = h.get();
     }
+    // The first instant that ends with requests waiting (a series keeps a peak within an instant
+    // as a point of its own: requests issued and started at once are no wait).
     std::ptrdiff_t at = -1;
     for (std::size_t i = 0; i < busiest->queued.size(); ++i) {
-      if (busiest->queued.v[i] > 0) {
+      const bool ends_instant =
+          i + 1 == busiest->queued.size() || busiest->queued.t[i + 1] != busiest->queued.t[i];
+      if (busiest->queued.v[i] > 0 && ends_instant) {
         at = static_cast<std::ptrdiff_t>(i);
         break;
       }

@@ -166,22 +166,61 @@ TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
     "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 2}]}]
   })");
   InvariantChecker c(s, true);
-  c.issued(0, 0, "a.org");
-  c.issued(1, 0, "a.org");
+  c.issued(0, 0, "a.org", Instant{0s});
+  c.issued(1, 0, "a.org", Instant{0s});
   c.sent(0, "a.org", Instant{0s});
   c.sent(1, "a.org", Instant{500ms});  // over the cap and too soon
   c.settled(0, "a.org", Instant{1s}, true, 10s);
   c.settled(1, "a.org", Instant{1s}, false, std::nullopt);
   c.sent(0, "a.org", Instant{2s});  // during the pause
+  c.settled(0, "a.org", Instant{2s}, false, std::nullopt);
   c.completed(0, Completion{});
   c.completed(0, Completion{});
-  auto v = c.finish();
+  const Json result = {{"hosts", {{"a.org", {{"starts", 3}, {"max_in_flight", 2}}}}}};
+  auto v = c.finish(result, 3);
   ASSERT_EQ(v.size(), 5u);
   EXPECT_NE(v[0].find("more than 1 in flight"), std::string::npos);
   EXPECT_NE(v[1].find("within its interval"), std::string::npos);
   EXPECT_NE(v[2].find("during a pause"), std::string::npos);
   EXPECT_NE(v[3].find("completed twice"), std::string::npos);
   EXPECT_NE(v[4].find("never completed"), std::string::npos);
+}
+
+// The invariants every strategy is held to (not only the core): arrived <= sent <= settled, no
+// start after an abort, the servers got what the recorder saw start, and result.json's figures
+// agree with the attempts and with their own series.
+TEST(Invariants, CheckerHoldsEveryStrategyToTheRecordedAttempts) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]
+  })");
+  InvariantChecker c(s, false);
+  c.issued(0, 0, "a.org", Instant{1s});
+  c.issued(1, 0, "a.org", Instant{1s});
+  c.issued(2, 0, "a.org", Instant{1s});
+  c.sent(0, "a.org", Instant{0s});  // stamped before it arrived (the baselines' old defect)
+  c.settled(0, "a.org", Instant{2s}, false, std::nullopt);
+  c.aborting(1, Instant{3s});
+  c.sent(1, "a.org", Instant{3s});  // a request sent after its abort
+  c.settled(1, "a.org", Instant{3s}, false, std::nullopt);
+  c.sent(2, "a.org", Instant{4s});
+  c.settled(2, "a.org", Instant{3500ms}, false, std::nullopt);  // settled before it started
+  for (std::uint64_t tag : {0, 1, 2}) c.completed(tag, Completion{});
+  const Json result = {
+      {"hosts",
+       {{"a.org",
+         {{"starts", 2},
+          {"max_in_flight", 2},
+          {"series", {{"in_flight", Json::array({Json::array({0, 0}), Json::array({1, 3})})}}}}}}}};
+  auto v = c.finish(result, 4);
+  ASSERT_EQ(v.size(), 7u);
+  EXPECT_NE(v[0].find("before it arrived"), std::string::npos) << v[0];
+  EXPECT_NE(v[1].find("after its abort"), std::string::npos) << v[1];
+  EXPECT_NE(v[2].find("before its attempt started"), std::string::npos) << v[2];
+  EXPECT_NE(v[3].find("were sent 4 attempts, the recorder saw 3"), std::string::npos) << v[3];
+  EXPECT_NE(v[4].find("counts 2 starts, the attempts 3"), std::string::npos) << v[4];
+  EXPECT_NE(v[5].find("max_in_flight is 2, the attempts peak at 1"), std::string::npos) << v[5];
+  EXPECT_NE(v[6].find("series peaks at 3, the attempts at 1"), std::string::npos) << v[6];
 }
 
 }  // namespace

@@ -237,7 +237,7 @@ TEST_F(ComunicaTest, ComunicaReportsHostKeyedLikeJavaScriptUrlHost) {
   EXPECT_EQ(state.interval("example.org"), 100ms);
   EXPECT_EQ(state.interval("example.org:8080"), 100ms);
   ASSERT_EQ(transport.sent.size(), 2u);
-  EXPECT_EQ(transport.sent[0].authority, "example.org:443");  // the transport gets the authority
+  EXPECT_EQ(transport.sent[0].authority, "example.org");  // the host key: no default port
   EXPECT_EQ(transport.sent[0].target, "/a");
 }
 
