@@ -94,6 +94,23 @@ int check_command(const std::vector<std::string>& files, const std::string& stra
   return status;
 }
 
+/// Loads every scenario (and the policies it names) without running it: every defect of every
+/// file is printed, and the exit code is 2 when any file has one.
+int validate_command(const std::vector<std::string>& files) {
+  int status = kOk;
+  for (const auto& f : files) {
+    try {
+      load_scenario(f);
+      std::cout << "ok    " << f << "\n";
+    } catch (const InputError& e) {
+      std::string message = e.what();
+      std::cerr << message << (message.ends_with("\n") ? "" : "\n");
+      status = kBadInput;
+    }
+  }
+  return status;
+}
+
 int compare_command(const std::string& file, const std::string& strategies,
                     const std::vector<std::string>& sets) {
   Scenario scenario = load_scenario(file, sets);
@@ -134,6 +151,14 @@ void add_run_commands(CLI::App& app, Action& action) {
   check_cmd->add_option("--strategy", *check_strategy, "Override every scenario's strategy");
   check_cmd->callback([&action, check_files, check_strategy] {
     action = [=] { return check_command(*check_files, *check_strategy); };
+  });
+
+  auto validate_files = std::make_shared<std::vector<std::string>>();
+  CLI::App* validate_cmd = app.add_subcommand(
+      "validate", "Check scenario files (and their policies) without running them: exit 2 on any defect");
+  validate_cmd->add_option("scenarios", *validate_files, "Scenario files")->required();
+  validate_cmd->callback([&action, validate_files] {
+    action = [=] { return validate_command(*validate_files); };
   });
 
   struct CompareArgs {

@@ -30,6 +30,17 @@ std::optional<std::chrono::system_clock::time_point> parse_epoch(const std::stri
          std::chrono::seconds{sec};
 }
 
+/// The key the core uses for a host written in a scenario (which always speaks https): lower
+/// case, the default port dropped ("I.test:443" is "i.test"); a group "*.Domain" keeps its "*.".
+/// Nullopt when it is neither a host[:port] nor a group.
+std::optional<std::string> canonical_host(const std::string& written, bool group_allowed) {
+  const bool group = group_allowed && written.starts_with("*.");
+  auto url = parse_url("https://" + written.substr(group ? 2 : 0) + "/");
+  if (!url) return std::nullopt;
+  if (group) return url->port ? std::nullopt : std::optional<std::string>("*." + url->hostname);
+  return url->authority;
+}
+
 std::optional<Limits> read_limits(const Json& node, const std::string& pointer, Defects& d) {
   ObjectReader r(node, pointer, d);
   if (!r.ok()) return std::nullopt;
@@ -40,16 +51,35 @@ std::optional<Limits> read_limits(const Json& node, const std::string& pointer, 
   return l;
 }
 
-LimitsMap read_limits_map(ObjectReader& parent, std::string_view key) {
-  LimitsMap out;
+/// Reads a map of limits by host or group key into `into`, each entry field by field over the
+/// one already there (the engine's built-in hosts, for client.hosts). With `null_removes`, a
+/// key set to null removes the entry.
+void read_limits_map(ObjectReader& parent, std::string_view key, LimitsMap& into,
+                     bool null_removes) {
   const Json* j = parent.raw(key);
-  if (!j) return out;
+  if (!j) return;
   ObjectReader r(*j, parent.pointer(key), parent.defects());
-  if (!r.ok()) return out;
-  for (const auto& [host, limits] : j->items()) {
-    if (auto l = read_limits(*r.raw(host), r.pointer(host), parent.defects())) out[host] = *l;
+  if (!r.ok()) return;
+  std::set<std::string> seen;
+  for (const auto& [written, limits] : j->items()) {
+    const std::string pointer = r.pointer(written);
+    r.skip(written);
+    auto host = canonical_host(written, true);
+    if (!host) {
+      parent.defects().add(pointer, "\"" + written + "\" is not a host, host:port or *.domain");
+      continue;
+    }
+    if (!seen.insert(*host).second) {
+      parent.defects().add(pointer, "the same host as another key (" + *host + ")");
+      continue;
+    }
+    if (limits.is_null() && null_removes) {
+      into.erase(*host);
+    } else if (auto l = read_limits(limits, pointer, parent.defects())) {
+      auto it = into.find(*host);
+      into[*host] = it == into.end() ? *l : overlay(it->second, *l);
+    }
   }
-  return out;
 }
 
 Headers read_headers(ObjectReader& parent, std::string_view key) {
@@ -95,7 +125,8 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d)
   }
   EngineSettings& e = c.engine;
   if (auto v = r.integer("inFlight", 1, 1'000'000)) e.in_flight = static_cast<int>(*v);
-  if (r.has("hosts")) e.hosts = read_limits_map(r, "hosts");
+  // Over the built-in known hosts, field by field and key by key; null removes one.
+  read_limits_map(r, "hosts", e.hosts, true);
   if (auto v = r.integer("retries", 0, 1000)) {
     e.retry_count = static_cast<int>(*v);
     c.unpaced_retries = static_cast<int>(*v);
@@ -130,7 +161,7 @@ std::shared_ptr<const RequestContext> read_context(ObjectReader& query) {
   ObjectReader r(*j, query.pointer("context"), query.defects());
   if (!r.ok()) return ctx;
   if (auto v = r.integer("inFlight", 1, 1'000'000)) ctx->in_flight = static_cast<int>(*v);
-  ctx->host_limits = read_limits_map(r, "hostLimits");
+  read_limits_map(r, "hostLimits", ctx->host_limits, false);
   if (auto v = r.integer("retryCount", 0, 1000)) ctx->retry_count = static_cast<int>(*v);
   if (auto v = r.seconds("retryDelayLimit")) ctx->retry_delay_limit = *v;
   if (auto v = r.seconds("retryDelayFallback")) ctx->retry_delay_fallback = *v;
@@ -159,8 +190,9 @@ RequestEntry read_entry(const Json& node, const std::string& pointer, Defects& d
   ObjectReader r(node, pointer, d);
   if (!r.ok()) return e;
   if (auto h = r.string("host", true)) {
-    e.host = *h;
-    if (!servers.contains(*h)) d.add(r.pointer("host"), "host \"" + *h + "\" is not declared in /servers");
+    e.host = canonical_host(*h, false).value_or(*h);
+    if (!servers.contains(e.host))
+      d.add(r.pointer("host"), "host \"" + *h + "\" is not declared in /servers");
   }
   if (auto p = r.string("path")) {
     if (p->empty() || p->front() != '/') d.add(r.pointer("path"), "must start with /");
@@ -246,11 +278,17 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   if (const Json* servers = top.raw("servers")) {
     ObjectReader sr(*servers, top.pointer("servers"), d);
     if (sr.ok()) {
-      for (const auto& [host, spec] : servers->items()) {
-        const std::string pointer = sr.pointer(host);
-        sr.skip(host);
-        if (!parse_url("https://" + host + "/")) {
-          d.add(pointer, "\"" + host + "\" is not a host name (host or host:port)");
+      for (const auto& [written, spec] : servers->items()) {
+        const std::string pointer = sr.pointer(written);
+        sr.skip(written);
+        const std::optional<std::string> canonical = canonical_host(written, false);
+        if (!canonical) {
+          d.add(pointer, "\"" + written + "\" is not a host name (host or host:port)");
+          continue;
+        }
+        const std::string& host = *canonical;
+        if (s.servers.contains(host)) {
+          d.add(pointer, "the same host as another server (" + host + ")");
           continue;
         }
         ServerSpec server;

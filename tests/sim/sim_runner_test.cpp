@@ -108,6 +108,71 @@ TEST(Runner, UntilAbortsWhatIsUnfinished) {
   EXPECT_TRUE(out.violations.empty());
 }
 
+// Every strategy reports its starts through one path: an attempt's "sent" is the instant it
+// left (here, as soon as it arrived), never a default of zero; the in_flight series follows.
+TEST(Runner, EveryStrategyStampsItsStarts) {
+  for (const char* strategy : {"throttle", "comunica", "unpaced"}) {
+    std::ostringstream trace;
+    RunOptions options;
+    options.strategy = strategy;
+    options.trace = &trace;
+    RunOutcome out = run_scenario(scenario(R"({"name": "stagger", "until": 60,
+      "servers": {"a.test": {"model": "sequence", "responses": [{"status": 200}], "latency": 0.01}},
+      "queries": [{"name": "q", "requests": [{"host": "a.test", "count": 3, "at": 1, "every": 3}]}]})"),
+                                  options);
+    EXPECT_TRUE(out.violations.empty()) << strategy;
+    const std::vector<Json> attempts = lines(trace.str());
+    ASSERT_EQ(attempts.size(), 3u) << strategy;
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(attempts[i]["sent"], 1.0 + 3.0 * static_cast<double>(i)) << strategy;
+      EXPECT_EQ(attempts[i]["settled"], 1.01 + 3.0 * static_cast<double>(i)) << strategy;
+    }
+    EXPECT_EQ(out.result["hosts"]["a.test"]["series"]["in_flight"],
+              Json::parse("[[1.0,1],[1.01,0],[4.0,1],[4.01,0],[7.0,1],[7.01,0]]"))
+        << strategy;
+  }
+}
+
+// "A request aborted while waiting in a queue is removed at once ... it frees nothing it did not
+// hold": aborting a query whose in-flight request frees a place sends none of its waiting ones
+// to the server (the scripted server then hands the next query its second answer, not its fifth).
+TEST(Runner, AbortedWaitingRequestsAreNeverSent) {
+  std::ostringstream trace;
+  RunOptions options;
+  options.trace = &trace;
+  RunOutcome out = run_scenario(scenario(R"({"name": "abort", "until": 60,
+    "servers": {"a.test": {"model": "sequence", "service": 1,
+                           "responses": [{"status": 200}, {"status": 201}, {"status": 202}]}},
+    "client": {"hosts": {"a.test": {"inFlight": 1}}},
+    "queries": [{"name": "a", "requests": [{"host": "a.test", "count": 4}]},
+                {"name": "b", "start": 0.6, "requests": [{"host": "a.test", "count": 1}]}],
+    "events": [{"at": 0.5, "abort": "a"}]})"),
+                                options);
+  EXPECT_TRUE(out.violations.empty());
+  EXPECT_EQ(out.result["hosts"]["a.test"]["starts"], 2);
+  const std::vector<Json> attempts = lines(trace.str());
+  ASSERT_EQ(attempts.size(), 5u);
+  for (std::size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(attempts[i]["sent"], nullptr);
+    EXPECT_EQ(attempts[i]["outcome"], "aborted");
+    EXPECT_EQ(attempts[i]["settled"], 0.5);
+  }
+  EXPECT_EQ(attempts[4]["query"], "b");
+  EXPECT_EQ(attempts[4]["status"], 201);
+}
+
+// The same at the end of the run: what waits at `until` is aborted, never sent.
+TEST(Runner, RequestsWaitingAtTheEndAreNeverSent) {
+  RunOutcome out = run_scenario(scenario(R"({"name": "until", "until": 2.5,
+    "servers": {"a.test": {"model": "sequence", "service": 1, "responses": [{"status": 200}]}},
+    "client": {"hosts": {"a.test": {"inFlight": 1}}},
+    "queries": [{"name": "a", "requests": [{"host": "a.test", "count": 10}]}]})"));
+  EXPECT_TRUE(out.violations.empty());
+  EXPECT_EQ(out.result["hosts"]["a.test"]["starts"], 3);
+  EXPECT_EQ(out.result["summary"]["completed"], 2);
+  EXPECT_EQ(out.result["summary"]["aborted"], 8);
+}
+
 TEST(Runner, AbortEventAbortsTheQuery) {
   RunOutcome out = run_scenario(scenario(R"({
     "name": "abort", "until": 100,

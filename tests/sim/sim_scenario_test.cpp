@@ -31,6 +31,42 @@ TEST(ScenarioLoading, MinimalScenarioLoads) {
   EXPECT_EQ(s.client.strategy, "throttle");
 }
 
+// "Settings override field by field, key by key": client.hosts adds to the engine's built-in
+// known hosts instead of replacing them; null removes one.
+TEST(ScenarioLoading, ClientHostsOverrideTheBuiltInHostsFieldByField) {
+  Json doc = minimal();
+  doc["client"] = {{"hosts", {{"qlever.dev", {{"inFlight", 2}}}, {"a.org", {{"perSecond", 4}}}}}};
+  Scenario s = parse_scenario(doc, "s.json");
+  const LimitsMap& hosts = s.client.engine.hosts;
+  EXPECT_EQ(hosts.at("qlever.dev"), (Limits{2, 1.0}));  // keeps the built-in perSecond
+  EXPECT_EQ(hosts.at("qlever.cs.uni-freiburg.de"), (Limits{std::nullopt, 1.0}));
+  EXPECT_EQ(hosts.at("a.org"), (Limits{std::nullopt, 4.0}));
+
+  doc["client"]["hosts"] = {{"qlever.dev", nullptr}};
+  EXPECT_FALSE(parse_scenario(doc, "s.json").client.engine.hosts.contains("qlever.dev"));
+}
+
+// Host keys follow the WHATWG URL rules: lower case, the https default port dropped; a server,
+// a request and a limit written differently for one host all mean that host.
+TEST(ScenarioLoading, HostKeysAreCanonical) {
+  Json doc = minimal();
+  doc["servers"] = {{"A.Org:443", {{"model", "sequence"}, {"responses", {{{"status", 200}}}}}}};
+  doc["queries"][0]["requests"][0]["host"] = "a.org";
+  doc["queries"][0]["context"] = {{"hostLimits", {{"A.ORG", {{"inFlight", 1}}}, {"*.Org", {{"inFlight", 3}}}}}};
+  Scenario s = parse_scenario(doc, "s.json");
+  EXPECT_TRUE(s.servers.contains("a.org"));
+  EXPECT_EQ(s.queries[0].requests[0].host, "a.org");
+  EXPECT_EQ(s.queries[0].context->host_limits.at("a.org"), (Limits{1, std::nullopt}));
+  EXPECT_EQ(s.queries[0].context->host_limits.at("*.org"), (Limits{3, std::nullopt}));
+
+  doc["servers"]["a.org"] = doc["servers"]["A.Org:443"];
+  EXPECT_NE(defects_of(doc).find("the same host as another server (a.org)"), std::string::npos);
+  doc["servers"].erase("a.org");
+  doc["queries"][0]["context"]["hostLimits"]["a.org:443"] = {{"inFlight", 2}};
+  EXPECT_NE(defects_of(doc).find("/hostLimits/a.org:443: the same host as another key (a.org)"),
+            std::string::npos);
+}
+
 TEST(ScenarioLoading, UnknownFieldNamedByPointer) {
   Json doc = minimal();
   doc["queries"][0]["requests"][0]["cuont"] = 3;
