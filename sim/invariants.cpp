@@ -123,8 +123,11 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
 
   if (!paced_ || !r.limits->valid) return;
   const Rules& rules = scenario_.client.engine.rules;
-  const bool pauses =
-      refusal && retry_after && rules.pause_on_retry_after && rules.keep_longer_pause;
+  // With learning after release switched off, the refused request's place may go to another
+  // start at the very instant of the refusal, before the pause is learned: pauses are checked
+  // only under the design's rules.
+  const bool pauses = refusal && retry_after && rules.pause_on_retry_after &&
+                      rules.keep_longer_pause && rules.learn_before_release;
   Duration pause{0};
   if (pauses) {
     const RequestContext& ctx = *scenario_.queries[r.query].context;

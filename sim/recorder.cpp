@@ -80,12 +80,13 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   HostStats& h = hosts_[r.host];
   --h.open;
   if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
-  // A request that never started (aborted while waiting, or refused before sending) still
-  // appears in the trace, once, with "sent": null.
+  // A request that never started still appears in the trace, once, with "sent": null: aborted
+  // while waiting, or given up by its strategy before sending (both "aborted": the client ended
+  // it), or failed before sending (a URL or limits the strategy could not use: "network").
   if (r.attempts == 0) {
-    const bool aborted = c.kind == Completion::Kind::aborted;
+    const bool failed = c.kind == Completion::Kind::failed;
     trace_line(tag, 1, std::nullopt, r.completed, nullptr, std::nullopt,
-               aborted ? "aborted" : to_string(c.last.kind));
+               failed ? to_string(AttemptResult::Kind::network) : "aborted");
   }
   if (c.kind == Completion::Kind::response && series_) {
     h.completed_series.set(t(r.completed), static_cast<double>(++h.completed));
