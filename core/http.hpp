@@ -15,6 +15,15 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 /// ASCII case-insensitive equality, for header names.
 bool iequals(std::string_view a, std::string_view b);
+/// A tchar of RFC 9110 (a letter, a digit or one of !#$%&'*+-.^_`|~).
+bool is_tchar(char c);
+/// A token of RFC 9110 (one or more tchars): a method or a header field name.
+bool is_token(std::string_view text);
+/// A field value of RFC 9110: visible characters, obs-text, spaces and tabs, nothing else (no CR,
+/// LF or NUL that would split a header block).
+bool is_field_value(std::string_view text);
+/// `text` without its leading and trailing spaces and tabs (HTTP's optional whitespace).
+std::string_view trim_blanks(std::string_view text);
 /// The value of the first field named `name`, if any.
 std::optional<std::string_view> find_header(const Headers& headers, std::string_view name);
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/http.hpp"
+
 namespace pacing {
 namespace {
 
@@ -35,13 +37,6 @@ constexpr sys_seconds kLatestInstant{
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim_blanks(std::string_view text) {
-  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 template <std::size_t N>
 bool is_one_of(std::string_view word, const std::array<std::string_view, N>& names) {

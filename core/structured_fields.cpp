@@ -1,5 +1,7 @@
 #include "core/structured_fields.hpp"
 
+#include "core/http.hpp"
+
 namespace pacing::sf {
 
 const BareItem* Member::param(std::string_view key) const {
@@ -20,10 +22,6 @@ namespace {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_lcalpha(char c) { return c >= 'a' && c <= 'z'; }
 bool is_alpha(char c) { return is_lcalpha(c) || (c >= 'A' && c <= 'Z'); }
-bool is_tchar(char c) {
-  return is_alpha(c) || is_digit(c) ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
 bool is_base64(char c) { return is_alpha(c) || is_digit(c) || c == '+' || c == '/' || c == '='; }
 
 class ListParser {

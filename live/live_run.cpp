@@ -84,8 +84,12 @@ sim::RunOutcome run_live(const sim::Scenario& scenario, const sim::RunOptions& o
   allow_many_sockets();
   sim::strategy_for(scenario, options);
   mock::MockServers servers(scenario, seed);
-  LiveWorld world(scenario, servers, live.progress);
-  sim::RunOutcome out = sim::run_in_world(world, scenario, options, seed);
+  sim::RunOutcome out;
+  {
+    // The client goes first: its keep-alive connections close, and the servers' workers with them.
+    LiveWorld world(scenario, servers, live.progress);
+    out = sim::run_in_world(world, scenario, options, seed);
+  }
   out.result["world"] = "live";
   servers.stop();
   return out;

@@ -1,107 +1,311 @@
 #include "core/asio/beast_transport.hpp"
 
-#include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <deque>
+#include <vector>
+
+#include "core/http.hpp"
 
 namespace pacing::asio_binding {
 
 namespace beast = boost::beast;
 namespace http = beast::http;
-using tcp = boost::asio::ip::tcp;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
 
-/// One keep-alive connection to a host.
-struct BeastTransport::Connection {
-  explicit Connection(boost::asio::io_context& io, std::string authority)
-      : socket(io), authority(std::move(authority)) {}
-  tcp::socket socket;
+namespace {
+
+/// One keep-alive connection to a host: the stream and what was read past the last response.
+struct Connection {
+  explicit Connection(net::io_context& io) : stream(io) {}
+  beast::tcp_stream stream;
   beast::flat_buffer buffer;
-  std::string authority;
 };
 
-/// One attempt: connect (or reuse), write, read the headers (settle), then drain the body so the
-/// connection can be reused. Owned by the handlers in flight; `transport` is cleared when the
-/// transport no longer waits for it.
-struct BeastTransport::Exchange : std::enable_shared_from_this<Exchange> {
-  BeastTransport* transport = nullptr;
-  boost::asio::io_context* io = nullptr;
-  std::uint64_t id = 0;
-  Endpoint endpoint;
-  std::shared_ptr<Connection> connection;
-  bool reused = false;
-  bool settled = false;
-  http::request<http::string_body> request;
-  std::optional<http::response_parser<http::string_body>> parser;
-  std::optional<boost::asio::steady_timer> timer;
-  SettledHandler on_settled;
+/// The request line and header block must not smuggle a second request onto the connection.
+std::optional<std::string> invalid_request(const Request& r) {
+  if (!is_token(r.method)) return "invalid method";
+  for (const auto& [name, value] : r.headers) {
+    if (!is_token(name) || !is_field_value(value)) return "invalid header field " + name;
+  }
+  return std::nullopt;
+}
 
-  void start(std::shared_ptr<Connection> idle) {
-    if (idle) {
-      connection = std::move(idle);
-      reused = true;
-      write();
-      return;
+/// A reused connection that ends before any byte of the answer was closed by the server while
+/// idle: the request was not processed, and may go again on a new connection.
+bool closed_while_idle(const beast::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == net::error::eof ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+}
+
+}  // namespace
+
+/// Keep-alive connections by authority: the idle ones, how many are still reading a body, and the
+/// exchanges waiting for one of those. Shared by the transport and the exchanges reading a body,
+/// so that a connection finished after the transport is gone is simply closed.
+struct BeastTransport::Pool {
+  static constexpr std::size_t kIdlePerHost = 256;  // beyond that, a finished connection closes
+  struct Host {
+    std::vector<std::shared_ptr<Connection>> idle;
+    std::size_t draining = 0;
+    std::deque<std::weak_ptr<Exchange>> waiting;
+  };
+  std::unordered_map<std::string, Host> hosts;
+  std::size_t opened = 0;
+
+  /// An idle connection of the host, if one is open.
+  std::shared_ptr<Connection> take(Host& host) {
+    while (!host.idle.empty()) {
+      auto c = std::move(host.idle.back());
+      host.idle.pop_back();
+      if (c->stream.socket().is_open()) return c;
     }
-    connection = std::make_shared<Connection>(*io, std::string(request[http::field::host]));
-    reused = false;
-    if (transport) ++transport->connections_opened_;
-    connection->socket.async_connect(endpoint, [self = shared_from_this()](beast::error_code ec) {
-      if (ec) return self->fail(AttemptResult::Kind::network, "connect: " + ec.message());
-      self->connection->socket.set_option(tcp::no_delay(true));
-      self->write();
+    return nullptr;
+  }
+  /// A connection whose response was read to its end: to the first exchange still waiting for
+  /// one, else to the idle list.
+  void release(const std::string& authority, std::shared_ptr<Connection> c);
+  /// A body read failed: a waiter counting on that connection connects on its own.
+  void drain_failed(const std::string& authority);
+};
+
+/// One attempt: connect (or reuse an idle connection), write the request, read the header
+/// (settle), then read the body to its end and give the connection back. Each step is an async
+/// operation whose handler holds the exchange alive; the transport holds it only while it may
+/// still settle, to abandon it.
+class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
+ public:
+  Exchange(BeastTransport& owner, const Attempt& attempt, SettledHandler on_settled)
+      : owner_(&owner),
+        pool_(owner.pool_),
+        io_(owner.clock_.io()),
+        id_(attempt.id),
+        authority_(attempt.authority),
+        timeout_(owner.timeout_),
+        on_settled_(std::move(on_settled)) {}
+
+  /// Builds the request (the attempt's data is valid during send() only; it was checked).
+  void build(const Attempt& attempt) {
+    const Request& r = *attempt.request_data;
+    request_.method_string(r.method);
+    request_.target(std::string(attempt.target));
+    request_.version(11);
+    request_.set(http::field::host, authority_);
+    for (const auto& [name, value] : r.headers) request_.insert(name, value);
+    request_.keep_alive(true);
+    request_.prepare_payload();
+  }
+
+  /// Starts on an idle connection of the host; else on one that is finishing a body when there
+  /// is one to wait for (briefly: the engine sends a host's next request when the previous
+  /// answer's header arrives, a moment before its body is read); else on a new connection.
+  void start(const Endpoint& endpoint) {
+    if (!owner_) return;  // abandoned before it started
+    endpoint_ = endpoint;
+    if (timeout_ > Duration::zero()) deadline_ = std::chrono::steady_clock::now() + timeout_;
+    auto pool = pool_.lock();
+    if (!pool) return connect();
+    Pool::Host& host = pool->hosts[authority_];
+    if (auto idle = pool->take(host)) return use(std::move(idle));
+    if (host.draining > host.waiting.size()) return wait_for_drain(host);
+    connect();
+  }
+
+  /// Sends on `connection`, a keep-alive connection to the host.
+  void use(std::shared_ptr<Connection> connection) {
+    waiting_ = false;
+    if (wait_timer_) wait_timer_->cancel();
+    connection_ = std::move(connection);
+    reused_ = true;
+    write();
+  }
+
+  /// Waiting for a draining connection of the host (see Pool::release).
+  bool waiting() const { return waiting_ && !abandoned_; }
+
+  /// Connects now instead of waiting any longer.
+  void stop_waiting() {
+    if (!waiting_) return;
+    waiting_ = false;
+    if (wait_timer_) wait_timer_->cancel();
+    connect();
+  }
+
+  /// Fails the attempt later (never from inside send()).
+  void fail_soon(std::string why) {
+    net::post(io_, [self = shared_from_this(), why = std::move(why)]() mutable {
+      self->fail(AttemptResult::Kind::network, std::move(why));
     });
   }
 
-  void write() {
-    parser.emplace();
-    parser->body_limit(64 * 1024 * 1024);
-    http::async_write(connection->socket, request,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        if (ec) return self->broken("write: " + ec.message());
-                        self->read_header();
-                      });
+  /// The engine no longer waits (or the transport is going away): close the connection, settle
+  /// nothing, give nothing back to the pool.
+  void abandon() {
+    owner_ = nullptr;
+    on_settled_ = nullptr;
+    abandoned_ = true;
+    waiting_ = false;
+    if (wait_timer_) wait_timer_->cancel();
+    if (connection_) connection_->stream.close();
   }
 
-  void read_header() {
-    http::async_read_header(connection->socket, connection->buffer, *parser,
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                              if (ec) return self->broken("read: " + ec.message());
-                              self->headers_arrived();
-                            });
+ private:
+  /// How long a request waits for a connection finishing its body before it opens one.
+  static constexpr Duration kDrainWait = std::chrono::milliseconds(10);
+
+  void wait_for_drain(Pool::Host& host) {
+    waiting_ = true;
+    host.waiting.push_back(weak_from_this());
+    wait_timer_.emplace(io_);
+    wait_timer_->expires_after(kDrainWait);
+    wait_timer_->async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec) self->stop_waiting();
+    });
   }
 
-  /// A reused connection the server had closed: try once more on a new one.
-  void broken(const std::string& why) {
-    if (settled) return;
-    if (reused) {
-      connection->socket.close();
-      connection.reset();
-      return start(nullptr);
+  void expire() {
+    if (deadline_) {
+      connection_->stream.expires_at(*deadline_);
+    } else {
+      connection_->stream.expires_never();
     }
-    fail(AttemptResult::Kind::network, why);
   }
 
-  void headers_arrived() {
+  void connect() {
+    connection_ = std::make_shared<Connection>(io_);
+    reused_ = false;
+    if (auto pool = pool_.lock()) ++pool->opened;
+    expire();
+    connection_->stream.async_connect(
+        endpoint_, [self = shared_from_this()](beast::error_code ec) { self->on_connect(ec); });
+  }
+
+  void on_connect(beast::error_code ec) {
+    if (ec) return fail_with(ec, "connect");
+    connection_->stream.socket().set_option(tcp::no_delay(true), ec);
+    write();
+  }
+
+  void write() {
+    expire();
+    http::async_write(
+        connection_->stream, request_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
+  }
+
+  void on_write(beast::error_code ec) {
+    if (ec) return retry_or_fail(ec, "write");
+    parser_.emplace();
+    parser_->body_limit(64 * 1024 * 1024);
+    expire();
+    http::async_read_header(
+        connection_->stream, connection_->buffer, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return retry_or_fail(ec, "read");
     AttemptResult r;
-    const auto& message = parser->get();
+    const auto& message = parser_->get();
     r.response.status = static_cast<int>(message.result_int());
     for (const auto& field : message) {
       r.response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
+    // A body already read with the header (empty, or small enough to come in the same segments)
+    // frees the connection now, for the host's next request, which the engine may send from
+    // inside the settle below.
+    if (parse_buffered_body()) finish_connection();
     settle(std::move(r));
-    // The body is read outside the queue: drain it so the connection can carry the next request.
-    http::async_read(connection->socket, connection->buffer, *parser,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                       if (!ec && self->parser->get().keep_alive() && self->transport) {
-                         self->transport->give_back(self->connection);
-                       } else {
-                         self->connection->socket.close();
-                       }
-                     });
+    if (connection_ && !abandoned_) read_body();
+  }
+
+  /// Feeds the parser what the header read already brought past the header. Returns whether the
+  /// response is complete; a malformed body closes the connection (the header stands).
+  bool parse_buffered_body() {
+    beast::error_code ec;
+    tcp::socket& socket = connection_->stream.socket();
+    while (!parser_->is_done()) {
+      if (connection_->buffer.size() > 0) {
+        const std::size_t used = parser_->put(connection_->buffer.data(), ec);
+        connection_->buffer.consume(used);
+        if (ec && ec != http::error::need_more) {
+          connection_->stream.close();
+          connection_.reset();
+          return false;
+        }
+        ec = {};
+        if (parser_->is_done()) break;
+        if (used > 0) continue;
+      }
+      // The parser needs more: bytes the kernel already holds can be read without waiting.
+      const std::size_t ready = socket.available(ec);
+      if (ec || ready == 0) return false;
+      const std::size_t got = socket.read_some(connection_->buffer.prepare(ready), ec);
+      if (ec) return false;  // the async read that follows reports it
+      connection_->buffer.commit(got);
+    }
+    return true;
+  }
+
+  /// Reads the body outside the queue, so the connection can carry the next request.
+  void read_body() {
+    if (timeout_ > Duration::zero()) {
+      connection_->stream.expires_after(timeout_);
+    } else {
+      connection_->stream.expires_never();
+    }
+    if (auto pool = pool_.lock()) ++pool->hosts[authority_].draining;
+    http::async_read(
+        connection_->stream, connection_->buffer, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+  }
+
+  void on_body(beast::error_code ec) {
+    auto pool = pool_.lock();
+    if (pool) --pool->hosts[authority_].draining;
+    if (!ec) return finish_connection();
+    connection_->stream.close();
+    connection_.reset();
+    if (pool) pool->drain_failed(authority_);
+  }
+
+  /// The response was read to its end: the connection goes back to the pool (while the
+  /// transport lives), or closes.
+  void finish_connection() {
+    auto c = std::move(connection_);
+    auto pool = pool_.lock();
+    if (pool && !abandoned_ && parser_->get().keep_alive()) {
+      c->stream.expires_never();
+      pool->release(authority_, std::move(c));
+    } else {
+      c->stream.close();
+    }
+  }
+
+  /// A reused connection the server closed while it was idle: once more on a new one.
+  void retry_or_fail(beast::error_code ec, const char* step) {
+    if (reused_ && closed_while_idle(ec) && !settled_ && owner_) {
+      connection_->stream.close();
+      connect();
+      return;
+    }
+    fail_with(ec, step);
+  }
+
+  void fail_with(beast::error_code ec, const char* step) {
+    if (ec == beast::error::timeout) return fail(AttemptResult::Kind::timeout, "timeout");
+    fail(AttemptResult::Kind::network, std::string(step) + ": " + ec.message());
   }
 
   void fail(AttemptResult::Kind kind, std::string why) {
-    if (connection) connection->socket.close();
+    if (connection_) {
+      connection_->stream.close();
+      connection_.reset();
+    }
     AttemptResult r;
     r.kind = kind;
     r.error = std::move(why);
@@ -109,94 +313,87 @@ struct BeastTransport::Exchange : std::enable_shared_from_this<Exchange> {
   }
 
   void settle(AttemptResult r) {
-    if (settled) return;
-    settled = true;
-    timer->cancel();
-    if (!transport) return;  // abandoned
-    BeastTransport* t = std::exchange(transport, nullptr);
-    SettledHandler handler = std::move(on_settled);
-    t->finish(id);
+    if (settled_) return;
+    settled_ = true;
+    BeastTransport* owner = std::exchange(owner_, nullptr);
+    SettledHandler handler = std::move(on_settled_);
+    if (!owner || !handler) return;  // abandoned
+    owner->forget(id_);              // may destroy the transport's reference to this exchange
     handler(std::move(r));
   }
+
+  BeastTransport* owner_;     // null once settled or abandoned
+  std::weak_ptr<Pool> pool_;  // gone with the transport
+  bool abandoned_ = false;
+  net::io_context& io_;
+  std::uint64_t id_;
+  std::string authority_;
+  Duration timeout_;
+  SettledHandler on_settled_;
+  Endpoint endpoint_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::shared_ptr<Connection> connection_;
+  bool reused_ = false;
+  bool settled_ = false;
+  bool waiting_ = false;
+  std::optional<net::steady_timer> wait_timer_;
+  http::request<http::string_body> request_;
+  std::optional<http::response_parser<http::string_body>> parser_;
 };
 
-BeastTransport::BeastTransport(AsioClock& clock, Duration timeout, Resolver resolve)
-    : clock_(clock), timeout_(timeout), resolve_(std::move(resolve)) {}
-
-BeastTransport::~BeastTransport() {
-  for (auto& [id, exchange] : open_) {
-    exchange->transport = nullptr;
-    if (exchange->connection) exchange->connection->socket.close();
-    exchange->timer->cancel();
+void BeastTransport::Pool::release(const std::string& authority, std::shared_ptr<Connection> c) {
+  Host& host = hosts[authority];
+  while (!host.waiting.empty()) {
+    auto waiter = host.waiting.front().lock();
+    host.waiting.pop_front();
+    if (waiter && waiter->waiting()) return waiter->use(std::move(c));
   }
-  for (auto& [authority, connections] : idle_) {
-    for (auto& c : connections) c->socket.close();
+  if (host.idle.size() < kIdlePerHost) host.idle.push_back(std::move(c));
+}
+
+void BeastTransport::Pool::drain_failed(const std::string& authority) {
+  Host& host = hosts[authority];
+  while (host.waiting.size() > host.draining) {
+    auto waiter = host.waiting.back().lock();
+    host.waiting.pop_back();
+    if (waiter) waiter->stop_waiting();
   }
 }
 
+BeastTransport::BeastTransport(AsioClock& clock, Duration timeout, Resolver resolve)
+    : clock_(clock),
+      timeout_(timeout),
+      resolve_(std::move(resolve)),
+      pool_(std::make_shared<Pool>()) {}
+
+BeastTransport::~BeastTransport() {
+  for (auto& [id, exchange] : open_) exchange->abandon();
+  for (auto& [authority, host] : pool_->hosts) {
+    for (auto& c : host.idle) c->stream.close();
+  }
+  pool_->hosts.clear();
+}
+
+std::size_t BeastTransport::connections_opened() const { return pool_->opened; }
+
 void BeastTransport::send(const Attempt& attempt, SettledHandler on_settled) {
   ++attempts_sent_;
-  auto ex = std::make_shared<Exchange>();
-  ex->transport = this;
-  ex->io = &clock_.io();
-  ex->id = attempt.id;
-  ex->on_settled = std::move(on_settled);
-  ex->timer.emplace(clock_.io());
-  const Request& r = *attempt.request_data;
-  ex->request.method_string(std::string(r.method));
-  ex->request.target(std::string(attempt.target));
-  ex->request.version(11);
-  ex->request.set(http::field::host, std::string(attempt.authority));
-  for (const auto& [name, value] : r.headers) ex->request.insert(name, value);
-  ex->request.keep_alive(true);
-  ex->request.prepare_payload();
-  open_.emplace(attempt.id, ex);
-
+  auto exchange = std::make_shared<Exchange>(*this, attempt, std::move(on_settled));
+  open_.emplace(attempt.id, exchange);
+  if (auto invalid = invalid_request(*attempt.request_data)) return exchange->fail_soon(*invalid);
+  exchange->build(attempt);
   auto endpoint = resolve_(attempt.authority);
-  if (!endpoint) {
-    // Settle later, never from inside send().
-    boost::asio::post(clock_.io(), [ex, host = std::string(attempt.authority)] {
-      ex->fail(AttemptResult::Kind::network, "no server for " + host);
-    });
-    return;
-  }
-  ex->endpoint = *endpoint;
-  if (timeout_ > Duration::zero()) {
-    ex->timer->expires_after(timeout_);
-    ex->timer->async_wait([ex](beast::error_code ec) {
-      if (!ec) ex->fail(AttemptResult::Kind::timeout, "timeout");
-    });
-  }
-  auto idle = take_idle(std::string(attempt.authority));
-  boost::asio::post(clock_.io(), [ex, idle] { ex->start(idle); });
+  if (!endpoint) return exchange->fail_soon("no server for " + std::string(attempt.authority));
+  // Started from the io_context, never from inside send().
+  net::post(clock_.io(), [exchange, endpoint = *endpoint] { exchange->start(endpoint); });
 }
 
 void BeastTransport::abandon(std::uint64_t attempt_id) {
   auto it = open_.find(attempt_id);
   if (it == open_.end()) return;
-  std::shared_ptr<Exchange> ex = it->second;
+  std::shared_ptr<Exchange> exchange = std::move(it->second);
   open_.erase(it);
-  ex->transport = nullptr;
-  ex->settled = true;
-  ex->timer->cancel();
-  if (ex->connection) ex->connection->socket.close();  // the server sees the client go away
+  exchange->abandon();
 }
-
-std::shared_ptr<BeastTransport::Connection> BeastTransport::take_idle(
-    const std::string& authority) {
-  auto it = idle_.find(authority);
-  while (it != idle_.end() && !it->second.empty()) {
-    auto c = std::move(it->second.back());
-    it->second.pop_back();
-    if (c->socket.is_open()) return c;
-  }
-  return nullptr;
-}
-
-void BeastTransport::give_back(const std::shared_ptr<Connection>& connection) {
-  idle_[connection->authority].push_back(connection);
-}
-
-void BeastTransport::finish(std::uint64_t attempt_id) { open_.erase(attempt_id); }
 
 }  // namespace pacing::asio_binding

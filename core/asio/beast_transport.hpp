@@ -10,13 +10,16 @@
 #include <string>
 #include <unordered_map>
 #include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
-#include <vector>
 
 #include "core/asio/asio_clock.hpp"
 #include "core/transport.hpp"
 
 namespace pacing::asio_binding {
 
+/// Sends each attempt as one HTTP/1.1 request. Connections to a host are kept alive and reused:
+/// one is given back to the host's idle pool once its response is read to the end. A reused
+/// connection the server had closed meanwhile is replaced by a new one, once, within the same
+/// attempt (a request on a connection that closes before any answer byte was not processed).
 class BeastTransport final : public Transport {
  public:
   using Endpoint = boost::asio::ip::tcp::endpoint;
@@ -24,33 +27,36 @@ class BeastTransport final : public Transport {
   /// network error.
   using Resolver = std::function<std::optional<Endpoint>(std::string_view authority)>;
 
-  /// `timeout` bounds each attempt from send to response headers (zero: none).
+  /// `timeout` bounds each attempt from send to response headers (zero: none); reading the body
+  /// afterwards gets as long again.
   BeastTransport(AsioClock& clock, Duration timeout, Resolver resolve);
+  /// Closes every connection; attempts in flight are never settled.
   ~BeastTransport() override;
+  BeastTransport(const BeastTransport&) = delete;
+  BeastTransport& operator=(const BeastTransport&) = delete;
 
   void send(const Attempt& attempt, SettledHandler on_settled) override;
+  /// Closes the attempt's connection (the server sees the client go away); it is never settled.
   void abandon(std::uint64_t attempt_id) override;
 
   /// Connections opened so far (to check keep-alive reuse).
-  std::size_t connections_opened() const { return connections_opened_; }
+  std::size_t connections_opened() const;
   /// Attempts sent so far.
   std::uint64_t attempts_sent() const { return attempts_sent_; }
 
-  struct Connection;
-  struct Exchange;
+  class Exchange;
+  struct Pool;
 
  private:
-  friend struct Exchange;
-  std::shared_ptr<Connection> take_idle(const std::string& authority);
-  void give_back(const std::shared_ptr<Connection>& connection);
-  void finish(std::uint64_t attempt_id);
+  friend class Exchange;
+  /// The exchange of `attempt_id` is over (settled, failed or abandoned).
+  void forget(std::uint64_t attempt_id) { open_.erase(attempt_id); }
 
   AsioClock& clock_;
   Duration timeout_;
   Resolver resolve_;
-  std::unordered_map<std::string, std::vector<std::shared_ptr<Connection>>> idle_;
+  std::shared_ptr<Pool> pool_;  // shared: a draining exchange may outlive the transport
   std::unordered_map<std::uint64_t, std::shared_ptr<Exchange>> open_;
-  std::size_t connections_opened_ = 0;
   std::uint64_t attempts_sent_ = 0;
 };
 

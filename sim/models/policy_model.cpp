@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/http.hpp"
 #include "sim/models/phases.hpp"
 #include "sim/models/ratelimit_headers.hpp"
 
@@ -15,20 +16,6 @@ namespace {
 constexpr std::size_t kMaxClientIdLength = 256;
 // Sweeping costs a pass over every state: wait until there are enough to be worth it.
 constexpr std::size_t kMinSweepSize = 256;
-
-// Names from a scenario become header field names: keep them to HTTP tokens.
-bool is_token(std::string_view text) {
-  constexpr std::string_view kSpecials = "\"(),/:;<=>?@[\\]{}";
-  return !text.empty() && std::ranges::all_of(text, [&](unsigned char c) {
-    return c > 32 && c < 127 && kSpecials.find(static_cast<char>(c)) == std::string_view::npos;
-  });
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 // A client id is visible ASCII: it becomes a key, and appears in nothing we send back.
 bool is_well_formed_id(std::string_view id) {
@@ -225,10 +212,11 @@ Reply PolicyModel::answer(Instant now, const PolicyParams& params, const ModelRe
   // as the default class, under its address.
   Client client{request.address, request.address, capability->default_client};
   const auto id = find_header(request.headers, params.client_id_header);
-  if (!id || is_well_formed_id(trim(*id))) {
-    if (id) client.node_id = trim(*id);
+  if (!id || is_well_formed_id(trim_blanks(*id))) {
+    if (id) client.node_id = trim_blanks(*id);
     const auto named = find_header(request.headers, params.client_class_header);
-    if (named && capability->declares(trim(*named))) client.client_class = trim(*named);
+    if (named && capability->declares(trim_blanks(*named)))
+      client.client_class = trim_blanks(*named);
   }
   const std::string standing_key = state_key(capability->capability, client.node_id);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "core/http.hpp"
 #include "core/retry_after.hpp"
 #include "sim/models/phases.hpp"
 
@@ -10,17 +11,8 @@ namespace pacing::sim {
 
 namespace {
 
-// A field name must be an HTTP token, and a value must not break the header block: the mock
-// servers send these as they are.
-bool is_token(const std::string& text) {
-  constexpr std::string_view kSpecials = "\"(),/:;<=>?@[\\]{}";
-  return !text.empty() && std::ranges::all_of(text, [&](unsigned char c) {
-    return c > 32 && c < 127 && kSpecials.find(static_cast<char>(c)) == std::string_view::npos;
-  });
-}
-bool is_field_value(const std::string& text) {
-  return std::ranges::none_of(text, [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
-}
+// A field name must be an HTTP token, and a value must not break the header block (is_token,
+// is_field_value of core/http.hpp): the mock servers send these as they are.
 
 std::optional<ScriptedHeader> read_header(const std::string& name, const Json& value,
                                           const std::string& pointer, Defects& defects) {

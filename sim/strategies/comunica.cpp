@@ -71,12 +71,6 @@ bool is_refusal(const Response& response) {
          (response.status == 405 && find_header(response.headers, "Retry-After"));
 }
 
-std::string_view trim_http_whitespace(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 /// fetch's Headers.get(name): every field of that name, trimmed, joined with ", "; nullopt when
 /// there is none.
 std::optional<std::string> fetch_header_value(const Headers& headers, std::string_view name) {
@@ -87,7 +81,7 @@ std::optional<std::string> fetch_header_value(const Headers& headers, std::strin
       *joined += ", ";
     else
       joined.emplace();
-    *joined += trim_http_whitespace(value);
+    *joined += trim_blanks(value);
   }
   return joined;
 }
