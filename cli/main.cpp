@@ -28,5 +28,13 @@ int main(int argc, char** argv) {
     std::string message = e.what();
     std::cerr << message << (message.ends_with("\n") ? "" : "\n");
     return kBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pacing-lab: out of memory: the scenario holds more than this machine can "
+                 "(fewer requests waiting at once, or a shorter run)\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    // Never an abort: a file system or stream error the commands did not foresee.
+    std::cerr << "pacing-lab: " << e.what() << "\n";
+    return kBadInput;
   }
 }

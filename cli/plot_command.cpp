@@ -8,6 +8,7 @@
 
 #include "cli/common.hpp"
 #include "gui/plot.hpp"
+#include "sim/files.hpp"
 #include "gui/run_data.hpp"
 
 namespace pacing::cli {
@@ -24,10 +25,7 @@ struct PlotArgs {
 
 /// Reads and checks one result.json; throws InputError naming the file (and the JSON Pointer).
 sim::Json read_result(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw sim::InputError(file + ": cannot read the file");
-  sim::Json result = sim::Json::parse(in, nullptr, false);
-  if (result.is_discarded()) throw sim::InputError(file + ": not valid JSON");
+  sim::Json result = sim::read_json_file(file);
   try {
     if (!gui::read_run(result).has_series) {
       throw sim::InputError(file + ": /hosts: no step series to plot (write it with run --out)");
@@ -41,6 +39,7 @@ sim::Json read_result(const std::string& file) {
 int plot_command(const PlotArgs& a) {
   std::vector<sim::Json> results;
   for (const std::string& file : a.results) results.push_back(read_result(file));  // all first
+  sim::check_output_file(a.out);
   gui::PlotSize size{a.width, a.chart_height};
   std::string error;
   if (!gui::render_charts_png(results, a.out, size, a.labels, &error)) {

@@ -8,6 +8,7 @@
 #include "cli/common.hpp"
 #include "cli/table.hpp"
 #include "live/live_run.hpp"
+#include "sim/files.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::cli {
@@ -52,11 +53,12 @@ int run_command(const RunArgs& a) {
   if (!a.strategy.empty()) options.strategy = a.strategy;
   options.seed = a.seed;
   if (options.strategy) parse_strategies(*options.strategy, "--strategy");
-  std::ofstream trace;
+  // Every output is checked before the run, so a bad path costs no run and writes nothing.
+  if (!a.out.empty()) prepare_output_dir(a.out);
+  std::optional<OutputFile> trace;
   if (!a.trace.empty()) {
-    trace.open(a.trace);
-    if (!trace) throw InputError(a.trace + ": cannot write the trace");
-    options.trace = &trace;
+    trace.emplace(a.trace);
+    options.trace = &trace->stream();
   }
   options.series = !a.out.empty();
   pacing::live::LiveOptions live;
@@ -64,10 +66,9 @@ int run_command(const RunArgs& a) {
   RunOutcome outcome =
       a.live ? pacing::live::run_live(scenario, options, live) : run_scenario(scenario, options);
   std::cout << format_summary(outcome.result);
+  if (trace) trace->commit();
   if (!a.out.empty()) {
-    std::filesystem::create_directories(a.out);
-    std::ofstream out(std::filesystem::path(a.out) / "result.json");
-    out << outcome.result.dump() << "\n";
+    write_output_file(std::filesystem::path(a.out) / "result.json", outcome.result.dump() + "\n");
   }
   if (!outcome.violations.empty()) {
     return report_violations(scenario, outcome.result["seed"].get<std::uint64_t>(),

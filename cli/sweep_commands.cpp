@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/common.hpp"
+#include "sim/files.hpp"
 #include "sim/experiments/executor.hpp"
 #include "sim/experiments/progress.hpp"
 #include "sim/experiments/report.hpp"
@@ -158,9 +159,8 @@ std::string render_charts(const std::vector<sim::Json>& results, const std::file
 int report_command(const ReportArgs& a) {
   const sim::Scenario scenario = sim::load_scenario(a.scenario, a.sets);
   const std::vector<std::string> names = parse_strategies(a.strategies, "--strategies");
-  if (std::filesystem::exists(a.out) && !std::filesystem::is_directory(a.out)) {
-    throw InputError("--out " + a.out + ": exists and is not a directory");
-  }
+  const std::filesystem::path dir(a.out);
+  sim::prepare_output_dir(dir);  // before any run: a bad folder costs nothing
   std::vector<StrategyRun> runs;
   for (const std::string& name : names) {
     sim::RunOptions options;
@@ -178,16 +178,14 @@ int report_command(const ReportArgs& a) {
     run.result = std::move(outcome.result);
     runs.push_back(std::move(run));
   }
-  const std::filesystem::path dir(a.out);
-  std::filesystem::create_directories(dir);
   std::vector<sim::Json> results;
   for (const StrategyRun& run : runs) {
     results.push_back(run.result);
-    std::ofstream(dir / ("result-" + run.result["strategy"].get<std::string>() + ".json"))
-        << run.result.dump() << "\n";
+    sim::write_output_file(dir / ("result-" + run.result["strategy"].get<std::string>() + ".json"),
+                           run.result.dump() + "\n");
   }
   const std::string report = format_report(scenario, runs, render_charts(results, dir));
-  std::ofstream(dir / "report.md") << report;
+  sim::write_output_file(dir / "report.md", report);
   std::cout << compare_runs(results) << "\nwrote " << (dir / "report.md").string() << "\n";
   return kOk;
 }

@@ -6,8 +6,13 @@ namespace pacing::sim {
 
 std::string Defects::format(std::string_view file) const {
   std::string out;
-  for (const Defect& d : list_) {
+  for (std::size_t i = 0; i < list_.size() && i < kShown; ++i) {
+    const Defect& d = list_[i];
     out += std::string(file) + ": " + (d.pointer.empty() ? "/" : d.pointer) + ": " + d.message + "\n";
+  }
+  if (list_.size() > kShown) {
+    out += std::string(file) + ": ... and " + std::to_string(list_.size() - kShown) +
+           " more defects\n";
   }
   return out;
 }
@@ -73,6 +78,39 @@ std::optional<double> ObjectReader::number(std::string_view key, double min, dou
   return v;
 }
 
+std::optional<std::int64_t> read_integer(const Json& j, std::int64_t min, std::int64_t max,
+                                         const std::string& pointer, Defects& defects) {
+  auto out_of_range = [&] {
+    defects.add(pointer, "must be an integer between " + std::to_string(min) + " and " +
+                             std::to_string(max) + ", got " + j.dump());
+    return std::nullopt;
+  };
+  // Compared as the JSON number it is, before any narrowing: 4294967796 is not 500.
+  if (j.is_number_unsigned()) {
+    const std::uint64_t v = j.get<std::uint64_t>();
+    if (max < 0 || v > static_cast<std::uint64_t>(max) || static_cast<std::int64_t>(v) < min)
+      return out_of_range();
+    return static_cast<std::int64_t>(v);
+  }
+  if (j.is_number_integer()) {
+    const std::int64_t v = j.get<std::int64_t>();
+    if (v < min || v > max) return out_of_range();
+    return v;
+  }
+  if (j.is_number_float()) {
+    // JSON Schema's integer: a number with no fraction (2.0 is 2).
+    const double v = j.get<double>();
+    if (!std::isfinite(v) || v != std::floor(v)) {
+      defects.add(pointer, "must be an integer, got " + j.dump());
+      return std::nullopt;
+    }
+    if (v < static_cast<double>(min) || v > static_cast<double>(max)) return out_of_range();
+    return static_cast<std::int64_t>(v);
+  }
+  defects.add(pointer, "must be an integer, got " + j.dump());
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> ObjectReader::integer(std::string_view key, std::int64_t min,
                                                   std::int64_t max, bool required) {
   const Json* j = raw(key);
@@ -80,21 +118,7 @@ std::optional<std::int64_t> ObjectReader::integer(std::string_view key, std::int
     if (required && object_) defects_.add(pointer(key), "is required");
     return std::nullopt;
   }
-  if (!j->is_number_integer()) {
-    defects_.add(pointer(key), "must be an integer, got " + j->dump());
-    return std::nullopt;
-  }
-  if (j->is_number_unsigned() && j->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
-    defects_.add(pointer(key), "must be at most " + std::to_string(max) + ", got " + j->dump());
-    return std::nullopt;
-  }
-  std::int64_t v = j->get<std::int64_t>();
-  if (v < min || v > max) {
-    defects_.add(pointer(key), "must be between " + std::to_string(min) + " and " +
-                                   std::to_string(max) + ", got " + j->dump());
-    return std::nullopt;
-  }
-  return v;
+  return read_integer(*j, min, max, pointer(key), defects_);
 }
 
 std::optional<std::string> ObjectReader::string(std::string_view key, bool required) {

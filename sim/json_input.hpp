@@ -32,8 +32,9 @@ class Defects {
   }
   bool empty() const { return list_.empty(); }
   const std::vector<Defect>& list() const { return list_; }
-  /// "FILE: /pointer: message" lines.
+  /// "FILE: /pointer: message" lines: the first kShown, then how many more there are.
   std::string format(std::string_view file) const;
+  static constexpr std::size_t kShown = 20;
 
  private:
   std::vector<Defect> list_;
@@ -85,6 +86,11 @@ class ObjectReader {
   Defects& defects_;
   std::set<std::string, std::less<>> known_;
 };
+
+/// The one checked reader of every integer field: an integer (or a number with no fraction)
+/// within [min, max], compared before any narrowing; otherwise a defect at `pointer`.
+std::optional<std::int64_t> read_integer(const Json& node, std::int64_t min, std::int64_t max,
+                                         const std::string& pointer, Defects& defects);
 
 /// Reads a distribution from any node (used by ObjectReader and for array elements).
 std::optional<Distribution> read_distribution(const Json& node, const std::string& pointer,

@@ -1,12 +1,16 @@
 #include "sim/scenario.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "core/http.hpp"
 #include "core/retry_after.hpp"
 #include "core/url.hpp"
+#include "sim/files.hpp"
 #include "sim/models/registry.hpp"
 
 namespace pacing::sim {
@@ -25,7 +29,9 @@ std::optional<std::chrono::system_clock::time_point> parse_epoch(const std::stri
   }
   std::chrono::year_month_day date{std::chrono::year{y}, std::chrono::month{static_cast<unsigned>(mo)},
                                    std::chrono::day{static_cast<unsigned>(d)}};
-  if (!date.ok() || h > 23 || mi > 59 || sec > 59) return std::nullopt;
+  // Years the clocks hold with room to spare: an HTTP-date or a quota boundary counted from the
+  // epoch must not overflow.
+  if (!date.ok() || y < 1970 || y > 2200 || h > 23 || mi > 59 || sec > 59) return std::nullopt;
   return std::chrono::sys_days{date} + std::chrono::hours{h} + std::chrono::minutes{mi} +
          std::chrono::seconds{sec};
 }
@@ -89,7 +95,15 @@ Headers read_headers(ObjectReader& parent, std::string_view key) {
   ObjectReader r(*j, parent.pointer(key), parent.defects());
   if (!r.ok()) return out;
   for (const auto& [name, value] : j->items()) {
-    if (auto v = r.string(name)) out.emplace_back(name, *v);
+    auto v = r.string(name);
+    if (!v) continue;
+    if (!is_token(name)) {
+      parent.defects().add(r.pointer(name), "\"" + name + "\" is not a header field name (a token)");
+    } else if (!is_field_value(*v)) {
+      parent.defects().add(r.pointer(name), "a header value cannot hold CR, LF or other controls");
+    } else {
+      out.emplace_back(name, *v);
+    }
   }
   return out;
 }
@@ -132,7 +146,10 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d)
     c.unpaced_retries = static_cast<int>(*v);
   }
   if (auto v = r.seconds("timeout")) c.timeout = *v;
-  if (auto v = r.string("userAgent")) e.user_agent = *v;
+  if (auto v = r.string("userAgent")) {
+    if (is_field_value(*v)) e.user_agent = *v;
+    else d.add(r.pointer("userAgent"), "a header value cannot hold CR, LF or other controls");
+  }
   if (auto v = r.boolean("browser")) e.browser = *v;
   if (auto v = r.boolean("hints")) e.hints = *v;
   if (auto v = r.seconds("initialInterval")) e.initial_interval = *v;
@@ -170,12 +187,9 @@ std::shared_ptr<const RequestContext> read_context(ObjectReader& query) {
       query.defects().add(r.pointer("retryStatusCodes"), "must be an array of status codes");
     } else {
       for (std::size_t i = 0; i < codes->size(); ++i) {
-        const Json& c = (*codes)[i];
-        if (!c.is_number_integer() || c.get<int>() < 100 || c.get<int>() > 599) {
-          query.defects().add(r.pointer("retryStatusCodes") + "/" + std::to_string(i),
-                              "must be an HTTP status code (100-599)");
-        } else {
-          ctx->retry_status_codes.insert(c.get<int>());
+        const std::string pointer = r.pointer("retryStatusCodes") + "/" + std::to_string(i);
+        if (auto code = read_integer((*codes)[i], 100, 599, pointer, query.defects())) {
+          ctx->retry_status_codes.insert(static_cast<int>(*code));
         }
       }
     }
@@ -198,7 +212,10 @@ RequestEntry read_entry(const Json& node, const std::string& pointer, Defects& d
     if (p->empty() || p->front() != '/') d.add(r.pointer("path"), "must start with /");
     else e.path = *p;
   }
-  if (auto m = r.string("method")) e.method = *m;
+  if (auto m = r.string("method")) {
+    if (is_token(*m)) e.method = *m;
+    else d.add(r.pointer("method"), "must be an HTTP method (a token: no spaces, CR or LF)");
+  }
   if (auto v = r.integer("count", 0, 100'000'000)) e.count = *v;
   if (auto v = r.seconds("at")) e.at = *v;
   if (auto v = r.seconds("every")) e.every = *v;
@@ -233,13 +250,24 @@ void apply_sets(Json& document, const std::vector<std::string>& sets) {
     }
     std::string pointer = set.substr(0, eq);
     std::string text = set.substr(eq + 1);
-    Json value = Json::parse(text, nullptr, false);
-    if (value.is_discarded()) value = text;
+    Json value = try_parse_json(text, "--set " + pointer).value_or(Json(text));
     try {
       Json::json_pointer ptr(pointer);
       if (!document.contains(ptr.parent_pointer())) {
         throw InputError("--set " + set + ": " + ptr.parent_pointer().to_string() +
                          " does not exist in the scenario");
+      }
+      // An array grows by one at most ("-" or its size): a far index would pad it with nulls.
+      const Json& parent = document[ptr.parent_pointer()];
+      if (parent.is_array() && ptr.back() != "-") {
+        const std::string& index = ptr.back();
+        const bool number = !index.empty() && index.size() <= 18 &&
+                            std::all_of(index.begin(), index.end(), ::isdigit);
+        if (!number || std::stoull(index) > parent.size()) {
+          throw InputError("--set " + pointer + ": " + ptr.parent_pointer().to_string() + " has " +
+                           std::to_string(parent.size()) + " elements; an index may be at most " +
+                           std::to_string(parent.size()));
+        }
       }
       document[ptr] = value;
     } catch (const Json::exception& e) {
@@ -249,10 +277,7 @@ void apply_sets(Json& document, const std::vector<std::string>& sets) {
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& sets) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string() + ": cannot read the file");
-  Json document = Json::parse(in, nullptr, false);
-  if (document.is_discarded()) throw InputError(file.string() + ": not valid JSON");
+  Json document = read_json_file(file);
   apply_sets(document, sets);
   return parse_scenario(document, file);
 }
@@ -271,7 +296,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   s.epoch = std::chrono::sys_days{std::chrono::January / 1 / 2026};
   if (auto v = top.string("epoch")) {
     if (auto t = parse_epoch(*v)) s.epoch = *t;
-    else d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z");
+    else d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z, in 1970-2200");
   }
 
   ModelEnv env{file.parent_path(), s.epoch};
@@ -340,7 +365,10 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
       if (!query_names.insert(*v).second) d.add(qr.pointer("name"), "duplicate query name");
     }
     if (auto v = qr.seconds("start")) q.start = *v;
-    if (auto v = qr.string("address")) q.address = *v;
+    if (auto v = qr.string("address")) {
+      if (is_field_value(*v) && !v->empty()) q.address = *v;
+      else d.add(qr.pointer("address"), "must be an address (no CR, LF or other controls)");
+    }
     q.context = read_context(qr);
     for_each_element(qr, "requests", [&](const Json& e, const std::string& ep) {
       q.requests.push_back(read_entry(e, ep, d, s.servers));

@@ -1,5 +1,7 @@
 #include "gui/app/main_window.hpp"
 
+#include "sim/files.hpp"
+
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -40,10 +42,7 @@ RunData simulate(const sim::Scenario& scenario, const std::string& strategy) {
 }
 
 RunData load_result(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read the file");
-  const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
-  if (result.is_discarded()) throw std::runtime_error(file.string() + ": not valid JSON");
+  const nlohmann::json result = sim::read_json_file(file);  // InputError names the file
   try {
     RunData run = read_run(result);
     run.label = file.parent_path().filename().string();  // "out/result.json" -> "out"
@@ -154,8 +153,13 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::open_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  const nlohmann::json probe = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json probe;
+  try {
+    probe = sim::read_json_file(file);
+  } catch (const sim::InputError& e) {
+    show_problem(QString::fromUtf8(e.what()));
+    return;
+  }
   if (probe.is_object() && probe.contains("summary")) {
     open_result(file);
     return;

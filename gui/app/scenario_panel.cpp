@@ -1,5 +1,7 @@
 #include "gui/app/scenario_panel.hpp"
 
+#include "sim/files.hpp"
+
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QLabel>
@@ -98,8 +100,7 @@ ScenarioPanel::ScenarioPanel(const std::filesystem::path& shipped_dir, QWidget* 
 bool ScenarioPanel::open_scenario(const std::filesystem::path& file, QString* error) {
   try {
     const sim::Scenario checked = sim::load_scenario(file);  // reports every defect at once
-    std::ifstream in(file);
-    document_ = nlohmann::json::parse(in);
+    document_ = sim::read_json_file(file);
     file_ = file;
     description_->setText(QString("<b>%1</b><br>%2")
                               .arg(QString::fromStdString(checked.name).toHtmlEscaped(),

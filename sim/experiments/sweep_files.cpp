@@ -1,5 +1,7 @@
 #include "sim/experiments/sweep_files.hpp"
 
+#include "sim/files.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -13,13 +15,6 @@ using sim::Json;
 
 namespace {
 
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// Names the shards of `count` that none of the directories was.
 std::string missing_shards(const std::vector<SweepDirectory>& dirs, std::size_t count) {
@@ -53,23 +48,19 @@ FileSet shard_files(const SweepDefinition& definition, const Shard& shard,
 }
 
 void write_files(const std::filesystem::path& dir, const FileSet& files) {
-  std::filesystem::create_directories(dir);
-  for (const auto& [name, content] : files) {
-    std::ofstream out(dir / name, std::ios::binary);
-    out << content;
-    if (!out) throw InputError((dir / name).string() + ": cannot write the file");
-  }
+  sim::prepare_output_dir(dir);
+  for (const auto& [name, content] : files) sim::write_output_file(dir / name, content);
 }
 
 SweepDirectory read_sweep_directory(const std::filesystem::path& dir) {
   SweepDirectory d;
   d.path = dir;
   const std::filesystem::path manifest_file = dir / "manifest.json";
-  const Json manifest = Json::parse(read_text(manifest_file), nullptr, false);
-  if (manifest.is_discarded()) throw InputError(manifest_file.string() + ": not valid JSON");
+  const Json manifest = sim::read_json_file(manifest_file);
   d.manifest = parse_manifest(manifest, manifest_file.string());
   const std::filesystem::path runs_file = dir / "runs.csv";
-  d.records = parse_runs_csv(d.manifest.definition, read_text(runs_file), runs_file.string());
+  d.records =
+      parse_runs_csv(d.manifest.definition, sim::read_input_file(runs_file), runs_file.string());
   for (const RunRecord& r : d.records) {
     if (d.manifest.shard && !d.manifest.shard->contains(r.run)) {
       throw InputError(runs_file.string() + ": run " + std::to_string(r.run) +

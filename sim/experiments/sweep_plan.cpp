@@ -1,5 +1,7 @@
 #include "sim/experiments/sweep_plan.hpp"
 
+#include "sim/files.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <optional>
@@ -38,12 +40,7 @@ RunSpec SweepPlan::run(std::size_t index) const {
 }
 
 SweepPlan plan_sweep(const SweepRequest& request) {
-  std::ifstream in(request.scenario_file);
-  if (!in) throw InputError(request.scenario_file.string() + ": cannot read the file");
-  Json document = Json::parse(in, nullptr, false);
-  if (document.is_discarded())
-    throw InputError(request.scenario_file.string() + ": not valid JSON");
-  return plan_sweep(document, request);
+  return plan_sweep(sim::read_json_file(request.scenario_file), request);
 }
 
 SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {

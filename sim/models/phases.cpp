@@ -20,8 +20,6 @@ std::optional<std::vector<PhaseSpec>> read_phase_specs(const Json& spec, const s
                                   std::string(list.type_name()));
     return std::nullopt;
   }
-  Json base = spec;
-  base.erase("phases");
   bool sound = true;
   std::optional<Instant> previous_start;
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -45,7 +43,7 @@ std::optional<std::vector<PhaseSpec>> read_phase_specs(const Json& spec, const s
     }
     previous_start = start;
 
-    PhaseSpec out{start, base, Json::object(), phase_pointer};
+    PhaseSpec out{start, Json::object(), phase_pointer};
     for (const auto& [key, value] : phase.items()) {
       if (key == "at") continue;
       if (is_structural(key)) {
@@ -53,14 +51,26 @@ std::optional<std::vector<PhaseSpec>> read_phase_specs(const Json& spec, const s
         sound = false;
         continue;
       }
-      // Shallow replacement, not a JSON merge patch: null is a value here ("after": null).
-      out.merged[key] = value;
       out.written[key] = value;
     }
     phases.push_back(std::move(out));
   }
   if (!sound) return std::nullopt;
   return phases;
+}
+
+Json model_fields(const Json& spec, const std::set<std::string>& host_keys) {
+  Json base = Json::object();
+  for (const auto& [key, value] : spec.items()) {
+    if (key != "phases" && !host_keys.contains(key)) base[key] = value;
+  }
+  return base;
+}
+
+Json merged(const Json& base, const PhaseSpec& phase) {
+  Json object = base;
+  for (const auto& [key, value] : phase.written.items()) object[key] = value;
+  return object;
 }
 
 void keep_phase_defects(const Defects& found, const PhaseSpec& phase, Defects& defects) {

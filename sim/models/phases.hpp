@@ -3,7 +3,9 @@
 //
 // `"phases": [{"at": 10, ...overrides}]`: from `at` seconds on, the overrides replace the base
 // object's fields. Each phase is read as the base object merged with its overrides, under the
-// phase's own JSON Pointer, so a defect in an override points at the phase that wrote it.
+// phase's own JSON Pointer, so a defect in an override points at the phase that wrote it. A phase
+// keeps only its overrides: the merged object is built while the phase is read, one at a time,
+// so thousands of phases cost their own size, not thousands of copies of the base.
 
 #include <cstdint>
 #include <functional>
@@ -31,10 +33,17 @@ using ParamsReader =
 /// One phase, ready to be read.
 struct PhaseSpec {
   Instant start;        ///< virtual time at which it takes over
-  Json merged;          ///< the base object with the phase's overrides applied
   Json written;         ///< the overrides alone
   std::string pointer;  ///< "<model pointer>/phases/<i>"
 };
+
+/// The model's own fields of `spec`: without "phases" and without the hosting server's keys
+/// (paths, latency, ...), which a phase neither reads nor changes.
+Json model_fields(const Json& spec, const std::set<std::string>& host_keys);
+
+/// `base` with the phase's overrides applied (a shallow replacement, not a JSON merge patch:
+/// null is a value here, as in "after": null).
+Json merged(const Json& base, const PhaseSpec& phase);
 
 /// Checks the "phases" array of `spec` (objects; "at" a number >= 0, sorted; no "model" or
 /// "phases" inside) and returns its phases. Absent "phases" gives none; a defective array gives
@@ -75,10 +84,12 @@ std::optional<Phased<Params>> read_phased(const Json& spec, const std::string& p
   std::vector<std::pair<Instant, Params>> phases;
   bool all_read = base.has_value();
   if (base) phases.emplace_back(Instant{}, std::move(*base));
+  const Json base_fields_only = model_fields(spec, host_keys);
   for (const PhaseSpec& phase : *phase_specs) {
     // Read every phase, even after a defect, so that the user sees all of them at once.
     Defects found;
-    ObjectReader fields(phase.merged, phase.pointer, found);
+    const Json object = merged(base_fields_only, phase);
+    ObjectReader fields(object, phase.pointer, found);
     skip_non_model_fields(fields, host_keys);
     std::optional<Params> params = read(fields, phase.written);
     fields.finish();

@@ -1,5 +1,7 @@
 #include "sim/models/policy_format.hpp"
 
+#include "sim/files.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -480,17 +482,11 @@ std::shared_ptr<const Policy> read_policy_field(ObjectReader& fields,
     return nullptr;
   }
   const std::filesystem::path file = base_dir / node->get<std::string>();
-  std::ifstream in(file);
-  if (!in) {
-    defects.add(pointer, file.string() + ": cannot read the policy file");
-    return nullptr;
-  }
   Json document;
   try {
-    document = Json::parse(in);
-  } catch (const Json::parse_error& error) {
-    defects.add(pointer,
-                file.string() + ": not valid JSON (at byte " + std::to_string(error.byte) + ")");
+    document = read_json_file(file);
+  } catch (const InputError& error) {
+    defects.add(pointer, error.what());
     return nullptr;
   }
   // The policy file's own pointers, so that its author finds the field in that file.

@@ -173,6 +173,21 @@ TEST(Runner, RequestsWaitingAtTheEndAreNeverSent) {
   EXPECT_EQ(out.result["summary"]["aborted"], 8);
 }
 
+// "max_in_flight is the peak of the recorded series": three requests answered at the instant
+// they start are three in flight for no time at all; the series keeps that peak as a point of
+// its own before the level the instant ends with.
+TEST(Runner, InFlightSeriesKeepsAPeakWithinOneInstant) {
+  RunOptions options;
+  RunOutcome out = run_scenario(scenario(R"({"name": "instant", "until": 60,
+    "servers": {"a.test": {"model": "sequence", "responses": [{"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.test", "count": 3}]}]})"),
+                                options);
+  EXPECT_TRUE(out.violations.empty());
+  EXPECT_EQ(out.result["hosts"]["a.test"]["max_in_flight"], 3);
+  EXPECT_EQ(out.result["hosts"]["a.test"]["series"]["in_flight"],
+            Json::parse("[[0.0,3],[0.0,0]]"));
+}
+
 TEST(Runner, AbortEventAbortsTheQuery) {
   RunOutcome out = run_scenario(scenario(R"({
     "name": "abort", "until": 100,

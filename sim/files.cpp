@@ -1,0 +1,171 @@
+#include "sim/files.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <system_error>
+
+namespace pacing::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string reason(const std::error_code& ec) { return ec.message(); }
+
+/// Thrown from the parser's callback to stop at the first level too deep.
+struct TooDeep {};
+
+/// A name for a temporary file beside `target`, unique to this process and to `owner` (an
+/// object alive while the file exists: no two live owners share an address).
+fs::path temporary_beside(const fs::path& target, const void* owner) {
+  std::ostringstream name;
+  name << ".tmp-" << ::getpid() << "-" << owner;
+  fs::path temp = target;
+  temp += name.str();
+  return temp;
+}
+
+bool is_special(const fs::path& file) {
+  std::error_code ec;
+  const auto status = fs::status(file, ec);
+  return !ec && fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status);
+}
+
+}  // namespace
+
+std::string read_input_file(const fs::path& file) {
+  std::error_code ec;
+  const auto status = fs::status(file, ec);
+  if (ec || !fs::exists(status)) throw InputError(file.string() + ": cannot read the file: no such file");
+  if (fs::is_directory(status)) throw InputError(file.string() + ": cannot read the file: is a directory");
+  if (!fs::is_regular_file(status)) throw InputError(file.string() + ": cannot read the file: not a regular file");
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec) throw InputError(file.string() + ": cannot read the file: " + reason(ec));
+  if (size > kMaxInputBytes) {
+    throw InputError(file.string() + ": larger than " + std::to_string(kMaxInputBytes >> 20) +
+                     " MiB: not an input the lab reads");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string() + ": cannot read the file: " + std::strerror(errno));
+  std::string text;
+  text.resize(static_cast<std::size_t>(size));
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (in.bad() || static_cast<std::uintmax_t>(in.gcount()) != size) {
+    throw InputError(file.string() + ": cannot read the file: read failed");
+  }
+  return text;
+}
+
+Json parse_json(std::string_view text, const std::string& origin) {
+  const Json::parser_callback_t limit_depth = [](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxJsonDepth) throw TooDeep{};
+    return true;
+  };
+  try {
+    return Json::parse(text, limit_depth);
+  } catch (const TooDeep&) {
+    throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const Json::parse_error& e) {
+    throw InputError(origin + ": not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+std::optional<Json> try_parse_json(std::string_view text, const std::string& origin) {
+  try {
+    return parse_json(text, origin);
+  } catch (const InputError&) {
+    // Only text that is not JSON is a string; JSON nested too deep stays an error.
+    const Json::parser_callback_t depth_only = [](int depth, Json::parse_event_t, Json&) {
+      if (depth > kMaxJsonDepth) throw TooDeep{};
+      return false;  // keep nothing: only the depth matters here
+    };
+    try {
+      const Json ignored = Json::parse(text, depth_only, false);
+    } catch (const TooDeep&) {
+      throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    }
+    return std::nullopt;
+  }
+}
+
+Json read_json_file(const fs::path& file) { return parse_json(read_input_file(file), file.string()); }
+
+OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
+  std::error_code ec;
+  if (fs::is_directory(target_, ec)) {
+    throw InputError(target_.string() + ": cannot write the file: is a directory");
+  }
+  written_ = is_special(target_) ? target_ : temporary_beside(target_, this);
+  out_.open(written_, std::ios::binary | std::ios::trunc);
+  if (!out_) {
+    throw InputError(target_.string() + ": cannot write the file: " + std::strerror(errno));
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (committed_ || written_ == target_) return;
+  out_.close();
+  std::error_code ec;
+  fs::remove(written_, ec);
+}
+
+void OutputFile::commit() {
+  out_.flush();
+  const bool written = static_cast<bool>(out_);
+  out_.close();
+  if (!written || out_.fail()) {
+    throw InputError(target_.string() + ": cannot write the file: " + std::strerror(errno));
+  }
+  if (written_ != target_) {
+    std::error_code ec;
+    fs::rename(written_, target_, ec);
+    if (ec) throw InputError(target_.string() + ": cannot write the file: " + reason(ec));
+  }
+  committed_ = true;
+}
+
+void write_output_file(const fs::path& file, std::string_view content) {
+  OutputFile out(file);
+  out.stream().write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.commit();
+}
+
+void prepare_output_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(dir.string() + ": cannot create the output folder: " + reason(ec));
+  if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": not a folder");
+  const fs::path probe = temporary_beside(dir / ".pacing-lab-write-check", &ec);
+  {
+    std::ofstream out(probe, std::ios::binary);
+    if (!out || !(out << "x") || !out.flush()) {
+      throw InputError(dir.string() + ": cannot write in the output folder: " + std::strerror(errno));
+    }
+  }
+  fs::remove(probe, ec);
+}
+
+void check_output_file(const fs::path& file) {
+  if (is_special(file)) {
+    std::ofstream out(file, std::ios::binary | std::ios::app);
+    if (!out) throw InputError(file.string() + ": cannot write the file: " + std::strerror(errno));
+    return;
+  }
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) throw InputError(file.string() + ": cannot write the file: is a directory");
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw InputError(file.string() + ": cannot write the file: no folder " + folder.string());
+  }
+  const fs::path probe = temporary_beside(file, &ec);
+  {
+    std::ofstream out(probe, std::ios::binary);
+    if (!out) throw InputError(file.string() + ": cannot write the file: " + std::strerror(errno));
+  }
+  fs::remove(probe, ec);
+}
+
+}  // namespace pacing::sim

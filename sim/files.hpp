@@ -1,0 +1,71 @@
+#pragma once
+// Files the user names, read and written defensively: a directory, a device, a huge or deeply
+// nested file, an unwritable or full destination each become a clear InputError naming the file
+// (exit 2), never an uncaught exception, an endless read or half a file.
+
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/json_input.hpp"
+
+namespace pacing::sim {
+
+/// No input file the lab reads (scenario, policy, result, manifest) is larger than this.
+inline constexpr std::uintmax_t kMaxInputBytes = 256ull << 20;
+/// Nor nested deeper than this (the lab's own formats need fewer than ten levels).
+inline constexpr int kMaxJsonDepth = 64;
+
+/// The whole content of a regular file. Throws InputError "FILE: ..." when it is missing, a
+/// directory or another kind of file, unreadable, or larger than kMaxInputBytes.
+std::string read_input_file(const std::filesystem::path& file);
+
+/// Parses JSON text, refusing nesting deeper than kMaxJsonDepth before building it. Throws
+/// InputError "ORIGIN: not valid JSON (at byte N)" or "ORIGIN: nested deeper than 64 levels".
+Json parse_json(std::string_view text, const std::string& origin);
+
+/// As parse_json, but text that is not JSON gives nullopt (nesting too deep still throws).
+std::optional<Json> try_parse_json(std::string_view text, const std::string& origin);
+
+/// read_input_file, then parse_json.
+Json read_json_file(const std::filesystem::path& file);
+
+/// An output file written whole or not at all. Writes go to a temporary file beside the target,
+/// and commit() renames it into place, so a reader never sees half a file; a file not committed
+/// is removed. A target that exists and is not a regular file (a FIFO, /dev/stdout, /dev/full)
+/// is written in place. Any failed write, close or rename is an InputError naming the target.
+class OutputFile {
+ public:
+  /// Opens the temporary file now: throws InputError when it cannot be created.
+  explicit OutputFile(std::filesystem::path target);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  std::ostream& stream() { return out_; }
+  /// Flushes, checks, closes and renames into place. Throws InputError on any failure.
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path written_;  // the temporary file, or the target itself
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+/// Writes `content` to `file` through an OutputFile.
+void write_output_file(const std::filesystem::path& file, std::string_view content);
+
+/// Creates `dir` with its parents when needed and checks that a file can be created in it.
+/// Throws InputError naming it otherwise (so a run fails before it starts, not after).
+void prepare_output_dir(const std::filesystem::path& dir);
+
+/// Checks that `file` can be written (its folder exists and takes a new file, or it is a special
+/// file that can be opened for writing), without leaving anything behind.
+void check_output_file(const std::filesystem::path& file);
+
+}  // namespace pacing::sim

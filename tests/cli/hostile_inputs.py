@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Hostile input through the command line: every case must end in exit 2 with a message naming
+the file (and the JSON Pointer where there is one), write nothing, never crash or abort, and stay
+within a bounded amount of memory.
+
+usage: hostile_inputs.py PACING_LAB SOURCE_DIR WORK_DIR [--sanitized]
+(--sanitized: AddressSanitizer reserves terabytes of address space, so no memory limit is set)
+"""
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+
+LAB, SOURCE, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+SANITIZED = "--sanitized" in sys.argv[4:]
+MEMORY_LIMIT = 2 << 30  # address space per run: a leak to gigabytes fails the case
+FAILURES = []
+
+MINIMAL = {
+    "name": "hostile",
+    "until": 5,
+    "servers": {"a.test": {"model": "sequence", "responses": [{"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.test", "count": 2}]}],
+}
+
+
+def limit_memory():
+    if not SANITIZED:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def write(name, content):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        f.write(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def scenario(**changes):
+    document = json.loads(json.dumps(MINIMAL))
+    document.update(changes)
+    return document
+
+
+def case(name, args, code=2, says=(), absent=(), timeout=120):
+    """Runs pacing-lab ARGS and checks its exit code, its message and that nothing was written."""
+    try:
+        run = subprocess.run([LAB] + args, capture_output=True, text=True, timeout=timeout,
+                             preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired:
+        FAILURES.append(f"{name}: still running after {timeout} s")
+        return
+    message = run.stderr + run.stdout
+    if run.returncode != code:
+        FAILURES.append(f"{name}: exit {run.returncode}, expected {code}:\n{message[-1500:]}")
+        return
+    for text in says:
+        if text not in message:
+            FAILURES.append(f"{name}: the message lacks {text!r}:\n{message[-1500:]}")
+    for path in absent:
+        if os.path.exists(path):
+            FAILURES.append(f"{name}: {path} was written")
+    if len(message.splitlines()) > 40:
+        FAILURES.append(f"{name}: {len(message.splitlines())} lines of messages (the cap is 20 defects)")
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    ok = write("ok.json", MINIMAL)
+    out = os.path.join(WORK, "out")
+    trace = os.path.join(WORK, "trace.jsonl")
+
+    # 1. A directory where a file is expected, for every command that reads one.
+    folder = os.path.join(WORK, "a-folder.json")
+    os.makedirs(folder)
+    for command in (["run"], ["check"], ["validate"], ["compare"], ["fidelity"],
+                    ["report", "--out", out], ["sweep", "--out", out]):
+        case(f"directory as the scenario ({command[0]})", command + [folder],
+             says=[folder, "is a directory"], absent=[out])
+    case("directory as a result to plot", ["plot", folder, "-o", os.path.join(WORK, "p.png")],
+         says=["is a directory"], absent=[os.path.join(WORK, "p.png")])
+    policy = scenario(servers={"a.test": {"model": "policy", "policy": "."}})
+    case("directory as the policy", ["run", write("policy-dir.json", policy)],
+         says=["/servers/a.test/policy", "is a directory"])
+
+    # 2. Nesting far deeper than any scenario needs (100,000 levels, 400 KB).
+    deep = '{"name": "deep", "servers": {}, "expect": [{"metric": "/x", "equals": ' + \
+        "[" * 100000 + "]" * 100000 + "}]}"
+    case("100,000 levels of nesting", ["run", write("deep.json", deep)],
+         says=["deep.json", "nested deeper than 64 levels"])
+    case("deep nesting in --set", ["run", ok, "--set", "/name=" + "[" * 50000 + "]" * 50000],
+         says=["nested deeper than 64 levels"])
+
+    # 3 and 4. Outputs that cannot be written: refused before the run, nothing left behind.
+    case("--out into /proc", ["run", ok, "--out", "/proc/self/pacing", "--trace", trace],
+         says=["/proc/self/pacing"], absent=[trace])
+    case("--out over a file", ["run", ok, "--out", ok + "/sub", "--trace", trace],
+         says=["sub"], absent=[trace])
+    case("--trace to a full device", ["run", ok, "--trace", "/dev/full", "--out", out],
+         says=["/dev/full", "cannot write"], absent=[os.path.join(out, "result.json")])
+    case("--trace into a folder", ["run", ok, "--trace", WORK], says=["is a directory"])
+    case("report into /proc", ["report", ok, "--out", "/proc/self/pacing"], says=["/proc/self"])
+
+    # 5. An epoch past what the clocks hold.
+    for year in ("2300", "9999", "0000", "1969"):
+        case(f"epoch in {year}", ["validate", write("epoch.json", scenario(epoch=f"{year}-01-01T00:00:00Z"))],
+             says=["/epoch", "1970-2200"])
+
+    # 6. Input that would take unbounded memory or output.
+    phases = [{"at": i * 0.001, "max_concurrent_work": 32 + i % 7} for i in range(30000)]
+    big = scenario(servers={"a.test": {"model": "kgf", "service": 0.01, "phases": phases,
+                                       "paths": {"/p": {"model": "sequence",
+                                                        "responses": [{"status": 200}] * 2000}}}})
+    case("30,000 phases", ["run", write("phases.json", big)], code=0)
+    case("--set far past the end of an array", ["run", ok, "--set", "/queries/100000000=1"],
+         says=["an index may be at most 1"])
+    case("--set a million past the end", ["run", ok, "--set", "/queries/1000000=1"],
+         says=["an index may be at most 1"])
+    many = scenario(queries=[{"name": f"q{i}", "requests": [{"host": "nowhere.test"}]}
+                             for i in range(100000)])
+    case("100,000 defects", ["validate", write("defects.json", many)],
+         says=["more defects"])
+    case("a file of 300 MB", ["run", write("huge.json", " " * (300 << 20))],
+         says=["larger than 256 MiB"])
+
+    # 7. CR/LF that would smuggle a second request onto the wire.
+    injected = scenario(queries=[{"name": "q", "requests": [
+        {"host": "a.test", "method": "GET / HTTP/1.1\r\nX: y", "count": 1,
+         "headers": {"X-Note": "a\r\nGET /smuggled HTTP/1.1", "Bad Name": "x"}}]}])
+    case("CR/LF in a method and a header", ["validate", write("inject.json", injected)],
+         says=["/queries/0/requests/0/method", "/queries/0/requests/0/headers/X-Note",
+               "/queries/0/requests/0/headers/Bad Name"])
+
+    # 8. A number that becomes another when narrowed.
+    wrapped = scenario(queries=[{"name": "q", "context": {"retryStatusCodes": [4294967796]},
+                                 "requests": [{"host": "a.test"}]}])
+    case("retryStatusCodes 4294967796", ["validate", write("narrow.json", wrapped)],
+         says=["/queries/0/context/retryStatusCodes/0"])
+    for field, value in (("inFlight", 2**32 + 1), ("retries", 2**63), ("inFlight", -2**63)):
+        case(f"client {field} {value}", ["validate", write("narrow2.json", scenario(client={field: value}))],
+             says=[f"/client/{field}"])
+
+    for failure in FAILURES:
+        print("FAIL " + failure)
+    print(f"{len(FAILURES)} failures")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
