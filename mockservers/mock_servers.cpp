@@ -3,26 +3,38 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/post.hpp>
 #include <condition_variable>
 #include <optional>
 
+#include "mockservers/socket_stream.hpp"
 #include "sim/network.hpp"
 
 namespace pacing::mock {
 
 namespace {
 
-// The KGF model alone needs 160 requests at once (32 working, 128 waiting); never-answering
-// paths hold a worker each until the client gives up.
-constexpr std::size_t kWorkerThreads = 512;
+// One worker per open connection (cpp-httplib's model), shared by every host: enough for the
+// largest burst a scenario sends at once (the KGF field report: 800) beside idle and slow
+// connections, which the timeouts below close within seconds.
+constexpr std::size_t kWorkerThreads = 1024;
+// A worker's stack: handlers parse a request and wait for the model's reply, nothing deep.
+// 1,024 workers then reserve 512 MiB of address space, not 8 GiB.
+constexpr std::size_t kWorkerStack = 512 * 1024;
+// A request must arrive whole within this: a client trickling bytes loses its connection.
+constexpr auto kRequestDeadline = std::chrono::seconds(5);
+// A stalled reply, or one that never comes, ends when the client goes away. A client's FIN
+// (its own half-close) counts as going away once the reply has been awaited this long.
+constexpr auto kHalfCloseGrace = std::chrono::seconds(1);
 
-void configure(httplib::Server& server, socket_t* listening) {
+void configure(httplib::Server& server, socket_t* listening, WorkerPool& workers) {
   // Debian's cpp-httplib is a shared library: its compile-time macros are fixed, so everything
-  // is set at run time. httplib owns the thread pool it is given.
-  server.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  // is set at run time. httplib owns the queue it is given; the queue feeds the shared pool.
+  server.new_task_queue = [&workers] { return new PoolQueue(workers); };
   server.set_socket_options([listening](socket_t sock) {
     *listening = sock;
     int yes = 1;
@@ -30,10 +42,17 @@ void configure(httplib::Server& server, socket_t* listening) {
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  server.set_keep_alive_max_count(1'000'000);
-  server.set_keep_alive_timeout(60);
-  server.set_read_timeout(60);
-  server.set_write_timeout(10);
+  // Idle keep-alive connections close after 5 s, a request must keep coming at least every 2 s
+  // (a slowloris client trickling a byte every few seconds loses its connection), and a client
+  // that does not read its answer for 5 s too.
+  server.set_keep_alive_max_count(10'000);
+  server.set_keep_alive_timeout(5);
+  server.set_read_timeout(2);
+  server.set_write_timeout(5);
+  // A request the server cannot parse gets its 400 and the connection closes.
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.status == 400) res.set_header("Connection", "close");
+  });
 }
 
 }  // namespace
@@ -46,16 +65,63 @@ struct MockServers::PendingReply {
   bool cancelled = false;
 };
 
+/// A cpp-httplib server whose connections are served by the lab's own keep-alive loop: each is
+/// registered while it is open (Connections), a request must arrive whole within a deadline
+/// (slowloris), and the loop ends as soon as the server stops.
+class MockServers::TrackedServer final : public httplib::Server {
+ public:
+  explicit TrackedServer(Connections& connections) : connections_(connections) {}
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    bool ok = true;
+    if (connections_.add(sock)) {
+      SocketStream stream(sock, std::chrono::seconds(read_timeout_sec_),
+                          std::chrono::seconds(write_timeout_sec_));
+      for (std::size_t left = keep_alive_max_count_; left > 0; --left) {
+        if (!next_request_arrives(sock)) break;
+        stream.start_request(kRequestDeadline);
+        bool closed = false;
+        ok = process_request(stream, left == 1, closed, nullptr);
+        if (!ok || closed || stream.answered_with_close()) break;
+      }
+      connections_.remove(sock);
+    }
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return ok;
+  }
+
+  /// Waits up to the keep-alive timeout for the first byte of a request; false when the client
+  /// left, stayed idle, or the server stops.
+  bool next_request_arrives(socket_t sock) const {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
+    while (svr_sock_ != INVALID_SOCKET) {
+      pollfd p{sock, POLLIN, 100};
+      const int ready = ::poll(&p, 1, 100);
+      if (ready > 0) return (p.revents & POLLIN) != 0;
+      if (ready < 0 && errno != EINTR) return false;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+    }
+    return false;
+  }
+
+  Connections& connections_;
+};
+
 struct MockServers::Listener {
+  explicit Listener(Connections& connections) : server(connections) {}
   std::string host;
-  httplib::Server server;
+  TrackedServer server;
   socket_t socket = -1;  // the listening socket, as httplib created it
   std::thread thread;
 };
 
-MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed, std::string bind_address,
-                         std::map<std::string, int> ports)
+MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed,
+                         std::string bind_address, std::map<std::string, int> ports)
     : bind_address_(std::move(bind_address)),
+      workers_(kWorkerThreads, kWorkerStack),
       work_(boost::asio::make_work_guard(io_)),
       clock_(io_),
       rng_(seed) {
@@ -64,9 +130,9 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed, std:
   }
   model_thread_ = std::thread([this] { io_.run(); });
   for (auto& [host, server_host] : hosts_) {
-    auto listener = std::make_unique<Listener>();
+    auto listener = std::make_unique<Listener>(connections_);
     listener->host = host;
-    configure(listener->server, &listener->socket);
+    configure(listener->server, &listener->socket, workers_);
     sim::ServerHost* model = server_host.get();
     listener->server.set_pre_routing_handler(
         [this, model](const httplib::Request& req, httplib::Response& res) {
@@ -107,7 +173,8 @@ void MockServers::serve(sim::ServerHost& host, const void* request, void* respon
   auto& res = *static_cast<httplib::Response*>(response);
   Headers headers;
   for (const auto& [name, value] : req.headers) headers.emplace_back(name, value);
-  sim::ModelRequest model_request = sim::model_request(req.method, req.target, headers, req.remote_addr);
+  sim::ModelRequest model_request =
+      sim::model_request(req.method, req.target, headers, req.remote_addr);
 
   auto pending = std::make_shared<PendingReply>();
   {
@@ -125,44 +192,58 @@ void MockServers::serve(sim::ServerHost& host, const void* request, void* respon
       pending->ready.notify_one();
     });
   });
+  // The connection this request came on: watched while the reply is awaited, reset on demand.
+  const std::optional<socket_t> sock = connections_.find(req.remote_addr, req.remote_port);
+  const auto since = std::chrono::steady_clock::now();
+  // Until the reply comes, the server stops, or the client goes away: a model that never
+  // answers (or a stall) holds this worker no longer than its client waits.
+  auto client_left = [&](bool stalled) {
+    if (!sock || !Connections::client_gone(*sock)) return false;
+    return stalled || std::chrono::steady_clock::now() - since >= kHalfCloseGrace;
+  };
   std::optional<sim::Reply> reply;
   {
-    // A model that never answers leaves this waiting until stop(), as a server that never
-    // answers holds the connection; the client's timeout ends it on its side.
     std::unique_lock lock(pending->mutex);
-    pending->ready.wait(lock, [&] { return pending->reply || pending->cancelled; });
+    while (!pending->reply && !pending->cancelled && !client_left(false)) {
+      pending->ready.wait_for(lock, std::chrono::milliseconds(50));
+    }
     reply = std::move(pending->reply);
   }
-  if (!reply || reply->fault != sim::Reply::Fault::stall) {
+  if (reply && reply->fault == sim::Reply::Fault::stall) {
+    // Hold the connection without a byte of answer: the client times out and goes away.
+    std::unique_lock lock(pending->mutex);
+    while (!pending->cancelled && !client_left(true)) {
+      pending->ready.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    reply.reset();
+  }
+  {
     std::lock_guard lock(mutex_);
-    waiting_.erase(pending);  // a stalled reply stays registered so stop() can end it
+    waiting_.erase(pending);
   }
   if (!reply) {
-    res.status = 503;
+    res.status = 503;  // nobody reads it: the client left, or the server is stopping
     return;
   }
   switch (reply->fault) {
-    case sim::Reply::Fault::stall: {
-      // Hold the connection without a byte of response until stop: the client times out.
-      std::unique_lock lock(pending->mutex);
-      pending->ready.wait(lock, [&] { return pending->cancelled; });
-      lock.unlock();
-      std::lock_guard registry(mutex_);
-      waiting_.erase(pending);
+    case sim::Reply::Fault::reset:
+      if (sock) Connections::reset(*sock);  // a real TCP reset; the answer below goes nowhere
       res.status = 503;
       return;
-    }
-    case sim::Reply::Fault::reset:  // cpp-httplib gives handlers no socket to reset: the
-    case sim::Reply::Fault::malformed:  // closest it can send is a status line no client parses
+    case sim::Reply::Fault::malformed:  // a status line no client parses
       res.status = 1000;
       return;
-    case sim::Reply::Fault::none: break;
+    case sim::Reply::Fault::stall:
+    case sim::Reply::Fault::none:
+      break;
   }
   res.status = reply->status;
   std::string content_type = "text/plain";
   for (const auto& [name, value] : reply->headers) {
-    if (iequals(name, "Content-Type")) content_type = value;
-    else res.set_header(name, value);
+    if (iequals(name, "Content-Type"))
+      content_type = value;
+    else
+      res.set_header(name, value);
   }
   res.set_content(reply->body, content_type);
 }
@@ -178,7 +259,9 @@ void MockServers::stop() {
       pending->ready.notify_one();
     }
   }
-  // Every worker thread now returns, so the servers can join them.
+  // Connections close (a client trickling bytes or idling holds no worker past this), every
+  // worker returns, and the servers can join them.
+  connections_.shutdown_all();
   for (auto& l : listeners_) l->server.stop();
   for (auto& l : listeners_) {
     if (l->thread.joinable()) l->thread.join();

@@ -3,8 +3,6 @@
 // cpp-httplib listener per scenario host, the models driven by a real-time clock on a thread of
 // their own (the same ServerHost code the simulator schedules on virtual time).
 
-#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <map>
@@ -13,9 +11,12 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 #include <vector>
 
 #include "core/asio/asio_clock.hpp"
+#include "mockservers/connections.hpp"
+#include "mockservers/worker_pool.hpp"
 #include "sim/scenario.hpp"
 #include "sim/server_host.hpp"
 
@@ -44,12 +45,15 @@ class MockServers {
   void stop();
 
  private:
+  class TrackedServer;
   struct Listener;
   /// Runs on an httplib worker thread: hands the request to the model's thread and waits for
   /// its reply (without spinning).
   void serve(sim::ServerHost& host, const void* request, void* response);
 
   std::string bind_address_;
+  Connections connections_;
+  WorkerPool workers_;  // declared before the listeners, whose servers queue tasks on it
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   asio_binding::AsioClock clock_;

@@ -39,9 +39,12 @@ bool is_special(const fs::path& file) {
 std::string read_input_file(const fs::path& file) {
   std::error_code ec;
   const auto status = fs::status(file, ec);
-  if (ec || !fs::exists(status)) throw InputError(file.string() + ": cannot read the file: no such file");
-  if (fs::is_directory(status)) throw InputError(file.string() + ": cannot read the file: is a directory");
-  if (!fs::is_regular_file(status)) throw InputError(file.string() + ": cannot read the file: not a regular file");
+  if (ec || !fs::exists(status))
+    throw InputError(file.string() + ": cannot read the file: no such file");
+  if (fs::is_directory(status))
+    throw InputError(file.string() + ": cannot read the file: is a directory");
+  if (!fs::is_regular_file(status))
+    throw InputError(file.string() + ": cannot read the file: not a regular file");
   const std::uintmax_t size = fs::file_size(file, ec);
   if (ec) throw InputError(file.string() + ": cannot read the file: " + reason(ec));
   if (size > kMaxInputBytes) {
@@ -85,13 +88,16 @@ std::optional<Json> try_parse_json(std::string_view text, const std::string& ori
     try {
       const Json ignored = Json::parse(text, depth_only, false);
     } catch (const TooDeep&) {
-      throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                       " levels");
     }
     return std::nullopt;
   }
 }
 
-Json read_json_file(const fs::path& file) { return parse_json(read_input_file(file), file.string()); }
+Json read_json_file(const fs::path& file) {
+  return parse_json(read_input_file(file), file.string());
+}
 
 OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
   std::error_code ec;
@@ -142,7 +148,8 @@ void prepare_output_dir(const fs::path& dir) {
   {
     std::ofstream out(probe, std::ios::binary);
     if (!out || !(out << "x") || !out.flush()) {
-      throw InputError(dir.string() + ": cannot write in the output folder: " + std::strerror(errno));
+      throw InputError(dir.string() +
+                       ": cannot write in the output folder: " + std::strerror(errno));
     }
   }
   fs::remove(probe, ec);
@@ -155,7 +162,8 @@ void check_output_file(const fs::path& file) {
     return;
   }
   std::error_code ec;
-  if (fs::is_directory(file, ec)) throw InputError(file.string() + ": cannot write the file: is a directory");
+  if (fs::is_directory(file, ec))
+    throw InputError(file.string() + ": cannot write the file: is a directory");
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
     throw InputError(file.string() + ": cannot write the file: no folder " + folder.string());

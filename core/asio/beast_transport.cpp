@@ -1,5 +1,7 @@
 #include "core/asio/beast_transport.hpp"
 
+#include <poll.h>
+
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -35,11 +37,15 @@ std::optional<std::string> invalid_request(const Request& r) {
   return std::nullopt;
 }
 
-/// A reused connection that ends before any byte of the answer was closed by the server while
-/// idle: the request was not processed, and may go again on a new connection.
-bool closed_while_idle(const beast::error_code& ec) {
-  return ec == http::error::end_of_stream || ec == net::error::eof ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+/// Whether the server closed an idle connection (its FIN or RST is waiting to be read): such a
+/// connection is dropped before a request is written to it. (Retrying after the write instead
+/// would send a request twice when the server closed it on purpose, say with a reset.)
+bool dropped_by_server(tcp::socket& socket) {
+  pollfd p{socket.native_handle(), POLLIN | POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return true;
+  beast::error_code ec;
+  return (p.revents & POLLIN) && socket.available(ec) == 0;  // readable, nothing to read: EOF
 }
 
 }  // namespace
@@ -62,7 +68,7 @@ struct BeastTransport::Pool {
     while (!host.idle.empty()) {
       auto c = std::move(host.idle.back());
       host.idle.pop_back();
-      if (c->stream.socket().is_open()) return c;
+      if (c->stream.socket().is_open() && !dropped_by_server(c->stream.socket())) return c;
     }
     return nullptr;
   }
@@ -120,7 +126,6 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
     waiting_ = false;
     if (wait_timer_) wait_timer_->cancel();
     connection_ = std::move(connection);
-    reused_ = true;
     write();
   }
 
@@ -177,7 +182,6 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
 
   void connect() {
     connection_ = std::make_shared<Connection>(io_);
-    reused_ = false;
     if (auto pool = pool_.lock()) ++pool->opened;
     expire();
     connection_->stream.async_connect(
@@ -198,7 +202,7 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void on_write(beast::error_code ec) {
-    if (ec) return retry_or_fail(ec, "write");
+    if (ec) return fail_with(ec, "write");
     parser_.emplace();
     parser_->body_limit(64 * 1024 * 1024);
     expire();
@@ -208,7 +212,7 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void on_header(beast::error_code ec) {
-    if (ec) return retry_or_fail(ec, "read");
+    if (ec) return fail_with(ec, "read");
     AttemptResult r;
     const auto& message = parser_->get();
     r.response.status = static_cast<int>(message.result_int());
@@ -286,16 +290,6 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
     }
   }
 
-  /// A reused connection the server closed while it was idle: once more on a new one.
-  void retry_or_fail(beast::error_code ec, const char* step) {
-    if (reused_ && closed_while_idle(ec) && !settled_ && owner_) {
-      connection_->stream.close();
-      connect();
-      return;
-    }
-    fail_with(ec, step);
-  }
-
   void fail_with(beast::error_code ec, const char* step) {
     if (ec == beast::error::timeout) return fail(AttemptResult::Kind::timeout, "timeout");
     fail(AttemptResult::Kind::network, std::string(step) + ": " + ec.message());
@@ -333,7 +327,6 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   Endpoint endpoint_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::shared_ptr<Connection> connection_;
-  bool reused_ = false;
   bool settled_ = false;
   bool waiting_ = false;
   std::optional<net::steady_timer> wait_timer_;

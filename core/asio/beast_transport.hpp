@@ -17,9 +17,8 @@
 namespace pacing::asio_binding {
 
 /// Sends each attempt as one HTTP/1.1 request. Connections to a host are kept alive and reused:
-/// one is given back to the host's idle pool once its response is read to the end. A reused
-/// connection the server had closed meanwhile is replaced by a new one, once, within the same
-/// attempt (a request on a connection that closes before any answer byte was not processed).
+/// one is given back to the host's idle pool once its response is read to the end, and an idle
+/// connection the server has closed meanwhile is dropped before it is used.
 class BeastTransport final : public Transport {
  public:
   using Endpoint = boost::asio::ip::tcp::endpoint;

@@ -2,10 +2,16 @@
 // real HTTP client. Each test runs a few seconds at most. Times are real: assertions allow for
 // late timers but never for early starts.
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <sstream>
+#include <thread>
 
 #include "live/live_run.hpp"
 #include "mockservers/mock_servers.hpp"
@@ -64,6 +70,91 @@ TEST(MockServers, PortInUseIsAClearError) {
   } catch (const sim::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("a.org"), std::string::npos) << e.what();
   }
+}
+
+/// A raw TCP client on loopback, for what an HTTP library would hide.
+class RawClient {
+ public:
+  explicit RawClient(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    timeval two_seconds{2, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &two_seconds, sizeof two_seconds);
+  }
+  ~RawClient() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  void send(const std::string& text) { ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL); }
+  void half_close() { ::shutdown(fd_, SHUT_WR); }
+  /// Reads until the server closes (or 2 s pass); `error` gets errno of a failed read.
+  std::string read_all(int* error = nullptr) {
+    std::string out;
+    char buffer[4096];
+    for (;;) {
+      const ssize_t got = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (got > 0) {
+        out.append(buffer, static_cast<std::size_t>(got));
+        continue;
+      }
+      if (got < 0 && error) *error = errno;
+      return out;
+    }
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+TEST(MockServers, ResetFaultIsARealTcpReset) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 200}], "fault": {"kind": "reset", "probability": 1}}}})");
+  mock::MockServers servers(s, 1);
+  RawClient client(servers.ports().at("a.org"));
+  ASSERT_TRUE(client.connected());
+  client.send("GET / HTTP/1.1\r\nHost: a.org\r\n\r\n");
+  int error = 0;
+  EXPECT_EQ(client.read_all(&error), "");
+  EXPECT_EQ(error, ECONNRESET);
+}
+
+TEST(MockServers, GarbageRequestGets400AndTheConnectionCloses) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 200}]}}})");
+  mock::MockServers servers(s, 1);
+  RawClient client(servers.ports().at("a.org"));
+  client.send("NOT HTTP AT ALL\r\n\r\n");
+  const std::string answer = client.read_all();  // returns because the server closes
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+}
+
+TEST(MockServers, HalfClosedClientGetsItsAnswer) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 201, "service": 0.1}]}}})");
+  mock::MockServers servers(s, 1);
+  RawClient client(servers.ports().at("a.org"));
+  client.send("GET / HTTP/1.1\r\nHost: a.org\r\n\r\n");
+  client.half_close();
+  EXPECT_TRUE(client.read_all().starts_with("HTTP/1.1 201"));
+}
+
+// A client trickling a request byte by byte holds no worker past stop(): every connection is
+// shut at once, and stop() returns at once.
+TEST(MockServers, StopClosesEveryConnectionAtOnce) {
+  auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 200}]}}})");
+  mock::MockServers servers(s, 1);
+  RawClient trickle(servers.ports().at("a.org"));
+  trickle.send("GE");
+  RawClient idle(servers.ports().at("a.org"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto started = std::chrono::steady_clock::now();
+  servers.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
+  EXPECT_EQ(trickle.read_all(), "");  // closed, not left hanging
 }
 
 TEST(LiveRun, HoldsTheInFlightCap) {
@@ -148,7 +239,8 @@ TEST(LiveRun, FaultsCostOneFailedAttemptEach) {
     SCOPED_TRACE(kind);
     auto s = scenario(std::string(R"({"name": "fault", "until": 10,
         "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}],
-                              "fault": {"kind": ")") + kind + R"(", "probability": 1}}},
+                              "fault": {"kind": ")") +
+                      kind + R"(", "probability": 1}}},
         "client": {"timeout": 0.3, "hosts": {"a.org": {"inFlight": 1}}},
         "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]})");
     sim::RunOutcome out = run_live(s, {});
