@@ -2,6 +2,7 @@
 # One entry point for the README's two commands: install what is missing, build, then
 #   demo  - run the lab's demonstration
 #   test  - run the whole test suite (plain build, then under ASan + UBSan)
+#   fuzz  - run every libFuzzer target for a while (clang; not part of the test command)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,8 +50,32 @@ case "${1:-}" in
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j"$JOBS"
     ;;
+  fuzz)
+    # tools/lab.sh fuzz [SECONDS]: every libFuzzer target for SECONDS (default 60) from its seed
+    # corpus; inputs it finds go to build-fuzz/corpus, crashes to build-fuzz/findings (exit 1).
+    seconds=${2:-60}
+    PACKAGES+=(clang-14 libclang-rt-14-dev)
+    install_missing
+    CC=clang-14 CXX=clang++-14 build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_FUZZ=ON \
+      -DPACING_SANITIZE=ON -DPACING_WITH_QT=OFF -DPACING_TESTS=OFF -DPACING_BENCH=OFF
+    mkdir -p build-fuzz/findings
+    failed=0
+    for target in retry_after structured_fields url scenario policy run http_client; do
+      mkdir -p "build-fuzz/corpus/$target"
+      echo "== fuzz $target for ${seconds} s"
+      if ! ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/${target}_fuzz "build-fuzz/corpus/$target" \
+          "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+          -artifact_prefix="build-fuzz/findings/$target-" -print_final_stats=1 \
+          > "build-fuzz/$target.log" 2>&1; then
+        echo "   FOUND something: build-fuzz/$target.log, build-fuzz/findings/$target-*"
+        failed=1
+      fi
+      grep -E "stat::number_of_executed_units|cov:" "build-fuzz/$target.log" | tail -2 || true
+    done
+    exit $failed
+    ;;
   *)
-    echo "usage: tools/lab.sh demo|test" >&2
+    echo "usage: tools/lab.sh demo|test|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac
