@@ -20,8 +20,9 @@ void InvariantChecker::violation(std::string what) {
 
 void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host,
                               Instant at) {
-  if (requests_.size() <= tag) requests_.resize(tag + 1);
-  Tracked& r = requests_[tag];
+  auto [slot, fresh_tag] = requests_.try_emplace(tag);
+  if (!fresh_tag) violation("request " + std::to_string(tag + 1) + " issued twice");
+  Tracked& r = slot->second;
   r.query = query;
   r.arrived = at;
   auto h = hosts_.find(host);
@@ -61,16 +62,19 @@ void InvariantChecker::resolve_limits_for(Limits& l, std::size_t query, const st
 }
 
 void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
-  if (tag < requests_.size() && !requests_[tag].aborted) requests_[tag].aborted = at;
+  if (auto it = requests_.find(tag); it != requests_.end() && !it->second.aborted) {
+    it->second.aborted = at;
+  }
 }
 
 void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
   const std::string request = "request " + std::to_string(tag + 1);
-  if (tag >= requests_.size() || !requests_[tag].host) {
-    violation("an attempt of an unknown " + request + " started");
+  auto found = requests_.find(tag);
+  if (found == requests_.end() || found->second.completed) {
+    violation("an attempt of " + request + " started after it completed (or it was never issued)");
     return;
   }
-  Tracked& r = requests_[tag];
+  Tracked& r = found->second;
   ++sent_total_;
   if (at < r.arrived)
     violation(request + " started at " + at_text(at) + ", before it arrived at " +
@@ -109,17 +113,26 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
 
 void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, Instant at,
                                bool refusal, std::optional<Duration> retry_after) {
-  if (tag >= requests_.size() || !requests_[tag].sent) {
+  auto found = requests_.find(tag);
+  if (found == requests_.end() || !found->second.sent) {
     violation("request " + std::to_string(tag + 1) + " settled an attempt that never started");
     return;
   }
-  Tracked& r = requests_[tag];
+  Tracked& r = found->second;
   if (at < *r.sent) {
     violation("request " + std::to_string(tag + 1) + " settled at " + at_text(at) +
               ", before its attempt started at " + at_text(*r.sent));
   }
   r.sent.reset();
   --r.host->in_flight;
+  if (r.completed) {
+    // Its request completed first (an abandoned attempt): nothing more of it is checked.
+    if (paced_ && r.limits->valid) {
+      for (const Part& p : r.limits->parts) --*p.in_flight;
+    }
+    requests_.erase(found);
+    return;
+  }
 
   if (!paced_ || !r.limits->valid) return;
   const Rules& rules = scenario_.client.engine.rules;
@@ -155,12 +168,16 @@ void InvariantChecker::invalidated(std::optional<std::string> authority) {
 }
 
 void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
-  if (tag >= requests_.size() || !requests_[tag].host) {
-    violation("completion of an unknown request " + std::to_string(tag + 1));
+  auto found = requests_.find(tag);
+  if (found == requests_.end() || found->second.completed) {
+    violation("request " + std::to_string(tag + 1) + " completed twice (or was never issued)");
     return;
   }
-  if (++requests_[tag].completions == 2)
-    violation("request " + std::to_string(tag + 1) + " completed twice");
+  if (found->second.sent) {
+    found->second.completed = true;  // forgotten once its open attempt settles
+  } else {
+    requests_.erase(found);
+  }
 }
 
 void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
@@ -197,9 +214,13 @@ void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
 }
 
 std::vector<std::string> InvariantChecker::finish(const Json& result, std::uint64_t carried) {
-  for (std::size_t tag = 0; tag < requests_.size(); ++tag) {
-    if (requests_[tag].completions == 0)
-      violation("request " + std::to_string(tag + 1) + " never completed");
+  std::vector<std::uint64_t> unfinished;
+  for (const auto& [tag, r] : requests_) {
+    if (!r.completed) unfinished.push_back(tag);
+  }
+  std::sort(unfinished.begin(), unfinished.end());
+  for (std::uint64_t tag : unfinished) {
+    violation("request " + std::to_string(tag + 1) + " never completed");
   }
   check_result(result, carried);
   if (violations_seen_ > violations_.size()) {

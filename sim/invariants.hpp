@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/limits.hpp"
@@ -71,7 +72,7 @@ class InvariantChecker final : public RunWatcher {
     Instant arrived{};
     std::optional<Instant> sent;     ///< the open attempt's start
     std::optional<Instant> aborted;  ///< when the workload aborted it
-    int completions = 0;
+    bool completed = false;          ///< completed while an attempt was still open
   };
   void violation(std::string what);
   void check_result(const Json& result, std::uint64_t carried);
@@ -79,7 +80,9 @@ class InvariantChecker final : public RunWatcher {
 
   const Scenario& scenario_;
   bool paced_;
-  std::vector<Tracked> requests_;  // by tag
+  /// The requests not finished yet, by tag (a completed one is forgotten once no attempt of it
+  /// is open: memory follows what is open).
+  std::unordered_map<std::uint64_t, Tracked> requests_;
   std::map<std::string, HostCount, std::less<>> hosts_;
   std::uint64_t sent_total_ = 0;
   std::map<std::size_t, std::map<std::string, Limits, std::less<>>> limits_;  // query, host

@@ -59,24 +59,41 @@ std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_nam
     hosts_.emplace_back();
     hosts_.back().name = host;
   }
-  requests_.push_back(RequestRecord{query, it->second, &query_name, &path, clock_.now()});
+  const std::uint64_t tag = issued_++;
+  requests_.emplace(tag, RequestRecord{query, it->second, &query_name, &path, clock_.now()});
   ++open_requests_;
   HostStats& h = hosts_[it->second];
   ++h.open;
   update_host_series(h);
-  return requests_.size() - 1;
+  return tag;
 }
 
 void Recorder::completed(std::uint64_t tag, const Completion& c) {
-  RequestRecord& r = requests_.at(tag);
-  if (++r.completions > 1) {
+  auto found = requests_.find(tag);
+  if (found == requests_.end()) {  // completed twice: the watcher (the invariant checker) says so
     if (watcher_) watcher_->completed(tag, c);
     return;
   }
-  r.kind = c.kind;
-  r.completed = clock_.now();
-  last_completion_ = std::max(last_completion_, r.completed);
+  const RequestRecord& r = found->second;
+  const Instant now = clock_.now();
+  last_completion_ = std::max(last_completion_, now);
   --open_requests_;
+  retries_ += r.attempts > 1 ? static_cast<std::uint64_t>(r.attempts - 1) : 0;
+  switch (c.kind) {
+    case Completion::Kind::response:
+      ++completed_;
+      latencies_.add((now - r.arrived).count());
+      break;
+    case Completion::Kind::gave_up:
+      ++gave_up_;
+      break;
+    case Completion::Kind::failed:
+      ++failed_;
+      break;
+    case Completion::Kind::aborted:
+      ++aborted_;
+      break;
+  }
   HostStats& h = hosts_[r.host];
   --h.open;
   if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
@@ -85,11 +102,12 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   // it), or failed before sending (a URL or limits the strategy could not use: "network").
   if (r.attempts == 0) {
     const bool failed = c.kind == Completion::Kind::failed;
-    trace_line(tag, 1, std::nullopt, r.completed, nullptr, std::nullopt,
+    trace_line(tag, r, 1, std::nullopt, now, nullptr, std::nullopt,
                failed ? to_string(AttemptResult::Kind::network) : "aborted");
   }
+  requests_.erase(found);
   if (c.kind == Completion::Kind::response && series_) {
-    h.completed_series.set(t(r.completed), static_cast<double>(++h.completed));
+    h.completed_series.set(t(now), static_cast<double>(++h.completed));
   }
   update_host_series(h);
   if (watcher_) watcher_->completed(tag, c);
@@ -114,7 +132,8 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
   update_host_series(h, attempt.started_at);
   open_attempts_[attempt.id] =
-      OpenAttempt{tag, attempt.number, attempt.started_at, std::move(on_settled)};
+      OpenAttempt{tag,          attempt.number, attempt.started_at, r.host,
+                  r.query_name, r.path,         r.arrived,          std::move(on_settled)};
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
   const std::uint64_t id = attempt.id;
   inner_.send(attempt, [this, id](AttemptResult result) { settled(id, std::move(result)); });
@@ -125,7 +144,7 @@ std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attem
   if (it == open_attempts_.end()) return std::nullopt;
   OpenAttempt a = std::move(it->second);
   open_attempts_.erase(it);
-  HostStats& h = hosts_[requests_[a.tag].host];
+  HostStats& h = hosts_[a.host];
   --h.in_flight;
   update_host_series(h);
   return a;
@@ -135,7 +154,7 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
   auto a = close_attempt(attempt_id);
   if (!a) return;  // abandoned: nobody waits for it
   {
-    HostStats& h = hosts_[requests_[a->tag].host];
+    HostStats& h = hosts_[a->host];
     std::optional<Duration> retry_after;
     bool refusal = false;
     if (result.kind == AttemptResult::Kind::response) {
@@ -152,7 +171,7 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
         }
       }
     }
-    trace_line(a->tag, a->number, a->sent, clock_.now(), &result, retry_after,
+    trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), &result, retry_after,
                to_string(result.kind));
     if (watcher_) watcher_->settled(a->tag, h.name, clock_.now(), refusal, retry_after);
   }
@@ -161,19 +180,22 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
 
 void Recorder::abandon(std::uint64_t attempt_id) {
   if (auto a = close_attempt(attempt_id)) {
-    trace_line(a->tag, a->number, a->sent, clock_.now(), nullptr, std::nullopt, "aborted");
+    trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), nullptr, std::nullopt,
+               "aborted");
     if (watcher_)
-      watcher_->settled(a->tag, hosts_[requests_[a->tag].host].name, clock_.now(), false,
-                        std::nullopt);
+      watcher_->settled(a->tag, hosts_[a->host].name, clock_.now(), false, std::nullopt);
   }
   inner_.abandon(attempt_id);
 }
 
-void Recorder::trace_line(std::uint64_t tag, int number, std::optional<Instant> sent,
-                          Instant settled, const AttemptResult* r,
+Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
+  return RequestRecord{0, a.host, a.query_name, a.path, a.arrived};
+}
+
+void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int number,
+                          std::optional<Instant> sent, Instant settled, const AttemptResult* r,
                           std::optional<Duration> retry_after, std::string_view outcome) {
   if (!trace_) return;
-  const RequestRecord& req = requests_[tag];
   nlohmann::ordered_json line;  // keys in the order of the trace contract
   line["request"] = tag + 1;
   line["query"] = *req.query_name;
@@ -198,7 +220,7 @@ void Recorder::finish(Instant end) {
   std::sort(still_open.begin(), still_open.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [id, a] : still_open)
-    trace_line(a.tag, a.number, a.sent, end, nullptr, std::nullopt, "aborted");
+    trace_line(a.tag, request_of(a), a.number, a.sent, end, nullptr, std::nullopt, "aborted");
   open_attempts_.clear();
   if (trace_) trace_->flush();
 }
@@ -240,49 +262,20 @@ void Recorder::on_queue(const QueueState& q) {
   s.queued.set(now, static_cast<double>(q.queued));
 }
 
-namespace {
-double percentile(std::vector<std::int64_t>& v, double p) {
-  if (v.empty()) return 0;
-  std::size_t k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
-  k = std::min(k, v.size() - 1);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return to_seconds(Duration{v[k]});
-}
-}  // namespace
-
 Json Recorder::result() const {
-  std::uint64_t completed = 0, gave_up = 0, failed = 0, aborted = 0, retries = 0;
-  std::vector<std::int64_t> latencies;
-  for (const RequestRecord& r : requests_) {
-    retries += r.attempts > 1 ? static_cast<std::uint64_t>(r.attempts - 1) : 0;
-    switch (r.kind) {
-      case Completion::Kind::response:
-        ++completed;
-        latencies.push_back((r.completed - r.arrived).count());
-        break;
-      case Completion::Kind::gave_up:
-        ++gave_up;
-        break;
-      case Completion::Kind::failed:
-        ++failed;
-        break;
-      case Completion::Kind::aborted:
-        ++aborted;
-        break;
-    }
-  }
-  Json summary{{"requests", requests_.size()},
-               {"completed", completed},
-               {"gave_up", gave_up},
-               {"failed", failed},
-               {"aborted", aborted},
+  auto percentile = [this](double p) { return to_seconds(Duration{latencies_.percentile(p)}); };
+  Json latency{{"p50", percentile(0.50)}, {"p95", percentile(0.95)}, {"p99", percentile(0.99)}};
+  // Past Latencies::kExactLimit answers, the percentiles come from buckets 1/1024 wide.
+  if (!latencies_.exact()) latency["exact"] = false;
+  Json summary{{"requests", issued_},
+               {"completed", completed_},
+               {"gave_up", gave_up_},
+               {"failed", failed_},
+               {"aborted", aborted_ + open_requests_},
                {"refusals", refusals_},
-               {"retries", retries},
+               {"retries", retries_},
                {"makespan", t(last_completion_)},
-               {"latency",
-                {{"p50", percentile(latencies, 0.50)},
-                 {"p95", percentile(latencies, 0.95)},
-                 {"p99", percentile(latencies, 0.99)}}}};
+               {"latency", latency}};
   Json hosts = Json::object();
   for (const HostStats& h : hosts_) {
     hosts[h.name] = {{"starts", h.starts},

@@ -14,6 +14,7 @@
 #include "core/engine.hpp"
 #include "core/transport.hpp"
 #include "sim/json_input.hpp"
+#include "sim/latencies.hpp"
 
 namespace pacing::sim {
 
@@ -73,16 +74,15 @@ class Recorder final : public Transport, public EngineObserver {
   void on_queue(const QueueState& q) override;
 
  private:
+  /// A request not completed yet (completed ones are folded into the run's totals: memory
+  /// follows what is open, not what was issued).
   struct RequestRecord {
     std::uint32_t query;
     std::uint32_t host;
     const std::string* query_name;
     const std::string* path;
     Instant arrived;
-    Instant completed{};
     int attempts = 0;
-    int completions = 0;
-    Completion::Kind kind = Completion::Kind::response;
   };
   struct HostStats {
     std::string name;
@@ -100,10 +100,15 @@ class Recorder final : public Transport, public EngineObserver {
     /// Each refusal: [t, status, retry_after seconds or null], for charts' refusal markers.
     Json refusal_points = Json::array();
   };
+  /// An attempt in flight, with what its trace line needs (its request may complete first).
   struct OpenAttempt {
     std::uint64_t tag;
     int number;
     Instant sent;
+    std::uint32_t host;
+    const std::string* query_name;
+    const std::string* path;
+    Instant arrived;
     /// The strategy's handler, kept here so the callback given to the inner transport holds
     /// only {this, id} (std::function stores that without allocating).
     SettledHandler handler;
@@ -118,17 +123,22 @@ class Recorder final : public Transport, public EngineObserver {
   /// Forgets an open attempt (no longer in flight); nullopt when it was not open.
   std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
   /// One line of the trace; `sent` is nullopt for a request that never started.
-  void trace_line(std::uint64_t tag, int number, std::optional<Instant> sent, Instant settled,
-                  const AttemptResult* r, std::optional<Duration> retry_after,
-                  std::string_view outcome);
+  void trace_line(std::uint64_t tag, const RequestRecord& request, int number,
+                  std::optional<Instant> sent, Instant settled, const AttemptResult* r,
+                  std::optional<Duration> retry_after, std::string_view outcome);
   void settled(std::uint64_t attempt_id, AttemptResult result);
+  /// What a trace line needs of an attempt's request, from the attempt itself.
+  static RequestRecord request_of(const OpenAttempt& a);
 
   Clock& clock_;
   Transport& inner_;
   std::ostream* trace_;
   bool series_;
   RunWatcher* watcher_ = nullptr;
-  std::vector<RequestRecord> requests_;
+  std::unordered_map<std::uint64_t, RequestRecord> requests_;  // open requests by tag
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0, retries_ = 0;
+  Latencies latencies_;  // of the requests answered without refusal
   std::vector<HostStats> hosts_;
   /// Hashes std::string and std::string_view alike, so lookups by view allocate nothing.
   struct KeyHash {

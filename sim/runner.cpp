@@ -4,9 +4,11 @@
 #include <cmath>
 #include <functional>
 #include <set>
+#include <unordered_map>
 
 #include "core/url.hpp"
 #include "sim/invariants.hpp"
+#include "sim/memory_guard.hpp"
 #include "sim/models/registry.hpp"
 #include "sim/network.hpp"
 #include "sim/recorder.hpp"
@@ -85,7 +87,6 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
                         std::uint64_t seed) {
   const std::string strategy_name = strategy_for(scenario, options);
   Clock& clock = world.clock();
-  std::vector<std::size_t> query_of_tag;
   Recorder recorder(clock, world.transport(), options.trace, options.series);
   InvariantChecker checker(scenario, strategy_name == "throttle");
   recorder.set_watcher(&checker);
@@ -93,24 +94,31 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
       make_strategy(strategy_name, scenario.client, clock, recorder);
   strategy->set_observer(&recorder);
 
-  // Each request's strategy id by tag, and which are still open, for aborts and the end of the run.
-  std::vector<Strategy::RequestId> id_of_tag;
-  std::vector<bool> open;
+  // The requests not completed yet, by tag: their strategy id and query, for aborts and the end
+  // of the run (memory follows what is open, not what was issued).
+  struct OpenRequest {
+    Strategy::RequestId id = 0;
+    std::size_t query = 0;
+  };
+  std::unordered_map<std::uint64_t, OpenRequest> open;
   std::vector<bool> aborted(scenario.queries.size(), false);
   // One abort signal per query: its requests leave together, so none of them is sent.
   auto abort_where = [&](auto&& selected) {
+    std::vector<std::uint64_t> tags;
+    for (const auto& [tag, request] : open) {
+      if (selected(request)) tags.push_back(tag);
+    }
+    std::sort(tags.begin(), tags.end());  // in the order they were issued
     std::vector<Strategy::RequestId> ids;
-    for (std::size_t tag = 0; tag < id_of_tag.size(); ++tag) {
-      if (open[tag] && selected(tag)) {
-        checker.aborting(tag, clock.now());
-        ids.push_back(id_of_tag[tag]);
-      }
+    for (std::uint64_t tag : tags) {
+      checker.aborting(tag, clock.now());
+      ids.push_back(open.at(tag).id);
     }
     strategy->abort_all(ids);
   };
   auto abort_query = [&](std::size_t q) {
     aborted[q] = true;
-    abort_where([&](std::size_t tag) { return query_of_tag[tag] == q; });
+    abort_where([&](const OpenRequest& r) { return r.query == q; });
   };
   std::vector<EntryCursor> cursors;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
@@ -118,8 +126,9 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
       if (e.count > 0) cursors.push_back({q, &e, "https://" + e.host + e.path});
     }
   }
+  const MemoryGuard memory;
   auto on_completed = [&](std::uint64_t tag, const Completion& c) {
-    open[tag] = false;
+    open.erase(tag);
     recorder.completed(tag, c);
   };
   std::function<void(std::size_t)> issue_next = [&](std::size_t c) {
@@ -137,16 +146,16 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
       }
       const std::uint64_t tag = recorder.issued(static_cast<std::uint32_t>(cur.query), query.name,
                                                 cur.entry->host, cur.entry->path);
-      query_of_tag.push_back(cur.query);
-      open.push_back(true);
       checker.issued(tag, cur.query, cur.entry->host, clock.now());
+      if ((tag & 0xffff) == 0xffff) memory.check(tag + 1);
       request.tag = tag;
-      // Two words of capture: std::function keeps them without allocating.
-      id_of_tag.push_back(
-          strategy->issue(std::move(request), query.context,
-                          [done = &on_completed, tag](Engine::RequestId, const Completion& c) {
-                            (*done)(tag, c);
-                          }));
+      OpenRequest& entry = open[tag];
+      entry.query = cur.query;
+      // Two words of capture: std::function keeps them without allocating. (A completion never
+      // comes from inside issue(), so `entry` is still there to take the id.)
+      entry.id = strategy->issue(
+          std::move(request), query.context,
+          [done = &on_completed, tag](Engine::RequestId, const Completion& c) { (*done)(tag, c); });
       ++cur.issued;
     } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
     if (cur.issued < cur.entry->count) {
@@ -186,7 +195,7 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   });
   // Requests not finished by `until` count as aborted.
   aborted.assign(aborted.size(), true);
-  abort_where([](std::size_t) { return true; });
+  abort_where([](const OpenRequest&) { return true; });
   world.settle();  // completions the aborts scheduled for now
   recorder.finish(clock.now());
 

@@ -119,6 +119,11 @@ def main():
                                        "paths": {"/p": {"model": "sequence",
                                                         "responses": [{"status": 200}] * 2000}}}})
     case(f"{30000 // SCALE} phases", ["run", write("phases.json", big)], code=0)
+    if not SANITIZED:  # a volume case: it needs the address-space limit to end in seconds
+        flood = scenario(until=600, queries=[{"name": "q", "requests": [
+            {"host": "a.test", "count": 100000000, "every": 0}]}])
+        case("100 million requests waiting at once", ["run", write("flood.json", flood)],
+             says=["memory"], timeout=300)
     case("--set far past the end of an array", ["run", ok, "--set", "/queries/100000000=1"],
          says=["an index may be at most 1"])
     case("--set a million past the end", ["run", ok, "--set", "/queries/1000000=1"],
