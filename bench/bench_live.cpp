@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
 
   std::vector<double> sent;
   std::istringstream in(trace.str());
-  for (std::string line; std::getline(in, line);) sent.push_back(Json::parse(line)["sent"].get<double>());
+  for (std::string line; std::getline(in, line);)
+    sent.push_back(Json::parse(line)["sent"].get<double>());
   std::sort(sent.begin(), sent.end());
   std::vector<double> errors;  // gap minus 50 ms, in ms
   double earliest = 1e9;
@@ -42,13 +43,15 @@ int main(int argc, char** argv) {
   for (double e : errors) abs_errors.push_back(std::abs(e));
   std::sort(abs_errors.begin(), abs_errors.end());
   auto pct = [&](double p) {
-    return abs_errors[std::min(abs_errors.size() - 1, static_cast<std::size_t>(p * abs_errors.size()))];
+    return abs_errors[std::min(abs_errors.size() - 1,
+                               static_cast<std::size_t>(p * abs_errors.size()))];
   };
   const bool ok = out.violations.empty() && sent.size() == kRequests;
   if (json) {
-    std::printf("{\"gaps\":%zu,\"error_p50_ms\":%.3f,\"error_p99_ms\":%.3f,\"error_max_ms\":%.3f,"
-                "\"earliest_gap_ms\":%.3f}\n",
-                errors.size(), pct(0.5), pct(0.99), abs_errors.back(), earliest);
+    std::printf(
+        "{\"gaps\":%zu,\"error_p50_ms\":%.3f,\"error_p99_ms\":%.3f,\"error_max_ms\":%.3f,"
+        "\"earliest_gap_ms\":%.3f}\n",
+        errors.size(), pct(0.5), pct(0.99), abs_errors.back(), earliest);
     return ok ? 0 : 1;
   }
   std::printf("pacing accuracy on real time: %d requests to a perSecond 20 host (50 ms gaps)\n",
