@@ -40,10 +40,10 @@ Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings) {
 
 Engine::~Engine() {
   if (impl_->timer_armed) impl_->clock.cancel(impl_->timer);
-  for (auto& [id, p] : impl_->requests) {
+  impl_->requests.for_each([this](Pending& p) {
     if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer);
-  }
-  for (auto& [aid, rid] : impl_->attempts) impl_->transport.abandon(aid);
+  });
+  impl_->attempts.for_each([this](std::uint64_t aid, RequestId) { impl_->transport.abandon(aid); });
 }
 
 Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestContext> context,
@@ -51,7 +51,7 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   Impl& s = *impl_;
   if (!context) context = std::make_shared<const RequestContext>();
   const RequestId id = ++s.next_request;
-  Pending& p = s.requests.try_emplace(id).first->second;
+  Pending& p = s.requests.add(id);
   p.id = id;
   p.seq = ++s.next_seq;
   p.context = std::move(context);
@@ -59,12 +59,12 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   if (listener.sent || listener.settled || listener.retrying) {
     p.listener = std::make_shared<const AttemptListener>(std::move(listener));
   }
-  if (!s.settings.browser && !find_header(request.headers, "User-Agent")) {
-    request.headers.emplace_back("User-Agent", s.settings.user_agent);
-  }
+  // The engine's User-Agent goes with each attempt (Attempt::user_agent), not into the request:
+  // a request is not copied to name it.
+  p.adds_user_agent = !s.settings.browser && !find_header(request.headers, "User-Agent");
   p.request = std::move(request);
 
-  auto url = parse_url(p.request.url);
+  std::shared_ptr<const UrlParts> url = s.parsed(p.request.url);
   if (!url) {
     s.fail_later(p, "not an absolute URL with a host: " + p.request.url);
     return p.id;
@@ -76,8 +76,7 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   }
   Queue& q = *std::get<Queue*>(queue);
   p.queue = &q;
-  p.authority = url->authority;
-  p.target = url->target;
+  p.url = std::move(url);
   ++q.members;
   s.enqueue(q, p);
   s.pump();

@@ -31,14 +31,14 @@ void Engine::Impl::release_slot(Queue& q) {
 Engine::Impl::Telling Engine::Impl::finish(Pending& p, Completion completion) {
   if (Queue* q = p.queue; q && --q->members == 0) retire_queue(*q);
   Telling tell{std::move(p.done), p.id, std::move(completion)};
-  requests.erase(tell.id);
+  requests.remove(tell.id);
   return tell;
 }
 
 Engine::Impl::Telling Engine::Impl::withdraw(RequestId id) {
-  auto it = requests.find(id);
-  if (it == requests.end()) return {};
-  Pending& p = it->second;
+  Pending* found = requests.find(id);
+  if (!found) return {};
+  Pending& p = *found;
   switch (p.state) {
     case RequestState::waiting: {
       Queue& q = *p.queue;
@@ -79,10 +79,10 @@ void Engine::Impl::fail_later(Pending& p, std::string error) {
   p.timer = clock.schedule(clock.now(), [weak, id, error = std::move(error)] {
     auto s = weak.lock();
     if (!s) return;
-    auto it = s->requests.find(id);
-    if (it == s->requests.end()) return;
+    Pending* p = s->requests.find(id);
+    if (!p) return;
     Completion c{Completion::Kind::failed, {AttemptResult::Kind::network, {}, error}, 0, error};
-    s->finish(it->second, std::move(c))();
+    s->finish(*p, std::move(c))();
   });
 }
 
@@ -193,10 +193,10 @@ void Engine::Impl::forget_hint(Entity& e) {
 }
 
 void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
-  auto found = attempts.find(aid);
-  if (found == attempts.end()) return;  // abandoned
-  Pending& p = requests.at(found->second);
-  attempts.erase(found);
+  const RequestId* request = attempts.find(aid);
+  if (!request) return;  // abandoned
+  Pending& p = *requests.find(*request);
+  attempts.erase(aid);
   Queue& q = *p.queue;
   const Instant now = clock.now();
   p.state = RequestState::settling;
@@ -284,9 +284,9 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
 }
 
 void Engine::Impl::requeue(RequestId id) {
-  auto it = requests.find(id);
-  if (it == requests.end() || it->second.state != RequestState::delayed) return;
-  Pending& p = it->second;
+  Pending* found = requests.find(id);
+  if (!found || found->state != RequestState::delayed) return;
+  Pending& p = *found;
   if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
   enqueue(*p.queue, p);
   pump();

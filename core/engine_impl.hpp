@@ -41,11 +41,16 @@ struct Engine::Impl {
   EngineObserver* observer = nullptr;
   std::weak_ptr<Impl> self;
 
-  // Requests by id, held in place (an unordered_map never moves its elements).
-  std::unordered_map<RequestId, Pending> requests;
-  std::unordered_map<std::uint64_t, RequestId> attempts;  // in-flight attempt -> request
-  std::unordered_map<std::string, Entity> entities;       // never erased: pointers stay valid
-  std::vector<Entity*> groups;                            // the group entities among them
+  detail::RequestTable requests;                     // open requests by id, held in place
+  IdMap<RequestId> attempts;                         // in-flight attempt -> request
+  std::unordered_map<std::string, Entity> entities;  // never erased: pointers stay valid
+  /// URLs parsed recently, shared by the requests that name them (a query's requests mostly name
+  /// a few): a request costs a lookup, not a parse. Cleared when full; requests keep theirs.
+  std::unordered_map<std::string, std::shared_ptr<const UrlParts>> parsed_urls;
+  static constexpr std::size_t kParsedUrls = 4096;
+  /// `url` parsed (null when it is not an absolute URL with a host).
+  std::shared_ptr<const UrlParts> parsed(const std::string& url);
+  std::vector<Entity*> groups;  // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
   std::unordered_map<std::string, Gate> gates;
   std::unordered_map<std::string, QueueId> queue_ids;

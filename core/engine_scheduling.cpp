@@ -29,6 +29,16 @@ void Engine::Impl::notify_all(const Queue& q) {
   notify(q);
 }
 
+std::shared_ptr<const UrlParts> Engine::Impl::parsed(const std::string& url) {
+  if (auto it = parsed_urls.find(url); it != parsed_urls.end()) return it->second;
+  auto parts = parse_url(url);
+  if (!parts) return nullptr;
+  if (parsed_urls.size() >= kParsedUrls) parsed_urls.clear();
+  auto shared = std::make_shared<const UrlParts>(std::move(*parts));
+  parsed_urls.emplace(url, shared);
+  return shared;
+}
+
 Entity& Engine::Impl::entity(const std::string& key, bool group) {
   auto [it, fresh] = entities.try_emplace(key);
   if (fresh) {
@@ -242,7 +252,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   p.attempt_id = ++next_attempt;
   p.started_at = now;
   p.handed_to_transport = false;
-  attempts.emplace(p.attempt_id, p.id);
+  attempts.try_emplace(p.attempt_id, p.id);
   outbox.push_back(p.attempt_id);
   place_ready(q);
   notify_all(q);
@@ -271,15 +281,17 @@ void Engine::Impl::flush_outbox() {
   while (!outbox.empty()) {
     std::uint64_t aid = outbox.front();
     outbox.pop_front();
-    auto it = attempts.find(aid);
-    if (it == attempts.end()) continue;  // aborted before it could be sent
-    Pending& p = requests.at(it->second);
-    const Attempt attempt(aid, p.id, p.attempts, p.request, p.authority, p.target, p.started_at);
+    const RequestId* request = attempts.find(aid);
+    if (!request) continue;  // aborted before it could be sent
+    Pending& p = *requests.find(*request);
+    const Attempt attempt(aid, p.id, p.attempts, p.request, p.url->authority, p.url->target,
+                          p.started_at,
+                          p.adds_user_agent ? std::string_view(settings.user_agent) : "");
     p.handed_to_transport = true;
-    std::weak_ptr<Impl> weak = self;
-    transport.send(attempt, [weak, aid](AttemptResult r) {
-      if (auto s = weak.lock()) s->on_settled(aid, std::move(r));
-    });
+    // Two words, which std::function keeps without allocating. `this` outlives the call: the
+    // engine abandons every attempt it still waits for when it is destroyed, and a transport
+    // never calls back an abandoned attempt.
+    transport.send(attempt, [this, aid](AttemptResult r) { on_settled(aid, std::move(r)); });
     // The listener may abort this very request, which destroys `p` and its listener.
     if (auto listener = p.listener; listener && listener->sent) listener->sent(attempt.number);
   }

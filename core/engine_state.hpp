@@ -2,6 +2,7 @@
 // The engine's internal bookkeeping (not part of the public interface).
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <list>
 #include <map>
@@ -13,6 +14,8 @@
 
 #include "core/clock.hpp"
 #include "core/engine.hpp"
+#include "core/id_map.hpp"
+#include "core/url.hpp"
 
 namespace pacing::detail {
 
@@ -103,6 +106,7 @@ struct Pending {
   Engine::RequestId id = 0;
   Seq seq = 0;
   Request request;
+  bool adds_user_agent = false;  ///< its attempts carry the engine's User-Agent
   std::shared_ptr<const RequestContext> context;
   Engine::CompletionHandler done;
   /// Null when the caller listens to nothing (most requests); shared, so that a listener can
@@ -111,8 +115,8 @@ struct Pending {
   /// Its queue (null until it has one). A queue lives while it has members, and an
   /// unordered_map never moves its elements, so the pointer stays valid: no lookup per step.
   Queue* queue = nullptr;
-  std::string authority;
-  std::string target;
+  /// Its URL, parsed once for all the requests that name it (the engine keeps recent ones).
+  std::shared_ptr<const UrlParts> url;
   RequestState state = RequestState::waiting;
   int attempts = 0;
   int retries = 0;
@@ -128,6 +132,50 @@ struct Pending {
   bool handed_to_transport = false;  ///< the current attempt left the outbox
   bool abort_requested = false;      ///< abort() came while its answer was being handled
   Clock::TimerId timer = 0;
+};
+
+/// The requests not completed yet, by id. Each lives in a slot of its own whose address stays
+/// put (queues point at it) and is reused once the request completes: no allocation per request
+/// once the table has grown to the number of requests open at once.
+class RequestTable {
+ public:
+  Pending* find(Engine::RequestId id) {
+    const std::uint32_t* slot = index_.find(id);
+    return slot ? &slots_[*slot] : nullptr;
+  }
+  /// A fresh request under `id` (which must be new).
+  Pending& add(Engine::RequestId id) {
+    std::uint32_t slot;
+    if (free_.empty()) {
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back();
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+    }
+    index_.try_emplace(id, slot);
+    return slots_[slot];
+  }
+  /// Forgets `id`; its slot is cleared for the next request.
+  void remove(Engine::RequestId id) {
+    const std::uint32_t* slot = index_.find(id);
+    if (!slot) return;
+    const std::uint32_t freed = *slot;
+    index_.erase(id);
+    slots_[freed] = Pending{};
+    free_.push_back(freed);
+  }
+  std::size_t size() const { return index_.size(); }
+  /// Calls `fn(pending)` for every open request.
+  template <typename Fn>
+  void for_each(Fn&& fn) {
+    index_.for_each([&](std::uint64_t, std::uint32_t slot) { fn(slots_[slot]); });
+  }
+
+ private:
+  std::deque<Pending> slots_;  // a deque never moves its elements
+  std::vector<std::uint32_t> free_;
+  IdMap<std::uint32_t> index_;
 };
 
 /// A queue waiting for an instant (min-heap by time, then by order of pushing).

@@ -22,7 +22,7 @@ void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::s
                               Instant at) {
   auto [slot, fresh_tag] = requests_.try_emplace(tag);
   if (!fresh_tag) violation("request " + std::to_string(tag + 1) + " issued twice");
-  Tracked& r = slot->second;
+  Tracked& r = *slot;
   r.query = query;
   r.arrived = at;
   auto h = hosts_.find(host);
@@ -62,19 +62,17 @@ void InvariantChecker::resolve_limits_for(Limits& l, std::size_t query, const st
 }
 
 void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
-  if (auto it = requests_.find(tag); it != requests_.end() && !it->second.aborted) {
-    it->second.aborted = at;
-  }
+  if (Tracked* r = requests_.find(tag); r && !r->aborted) r->aborted = at;
 }
 
 void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
   const std::string request = "request " + std::to_string(tag + 1);
-  auto found = requests_.find(tag);
-  if (found == requests_.end() || found->second.completed) {
+  Tracked* found = requests_.find(tag);
+  if (!found || found->completed) {
     violation("an attempt of " + request + " started after it completed (or it was never issued)");
     return;
   }
-  Tracked& r = found->second;
+  Tracked& r = *found;
   ++sent_total_;
   if (at < r.arrived)
     violation(request + " started at " + at_text(at) + ", before it arrived at " +
@@ -113,12 +111,12 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
 
 void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, Instant at,
                                bool refusal, std::optional<Duration> retry_after) {
-  auto found = requests_.find(tag);
-  if (found == requests_.end() || !found->second.sent) {
+  Tracked* found = requests_.find(tag);
+  if (!found || !found->sent) {
     violation("request " + std::to_string(tag + 1) + " settled an attempt that never started");
     return;
   }
-  Tracked& r = found->second;
+  Tracked& r = *found;
   if (at < *r.sent) {
     violation("request " + std::to_string(tag + 1) + " settled at " + at_text(at) +
               ", before its attempt started at " + at_text(*r.sent));
@@ -130,7 +128,7 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
     if (paced_ && r.limits->valid) {
       for (const Part& p : r.limits->parts) --*p.in_flight;
     }
-    requests_.erase(found);
+    requests_.erase(tag);
     return;
   }
 
@@ -168,15 +166,15 @@ void InvariantChecker::invalidated(std::optional<std::string> authority) {
 }
 
 void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
-  auto found = requests_.find(tag);
-  if (found == requests_.end() || found->second.completed) {
+  Tracked* found = requests_.find(tag);
+  if (!found || found->completed) {
     violation("request " + std::to_string(tag + 1) + " completed twice (or was never issued)");
     return;
   }
-  if (found->second.sent) {
-    found->second.completed = true;  // forgotten once its open attempt settles
+  if (found->sent) {
+    found->completed = true;  // forgotten once its open attempt settles
   } else {
-    requests_.erase(found);
+    requests_.erase(tag);
   }
 }
 
@@ -215,9 +213,9 @@ void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
 
 std::vector<std::string> InvariantChecker::finish(const Json& result, std::uint64_t carried) {
   std::vector<std::uint64_t> unfinished;
-  for (const auto& [tag, r] : requests_) {
+  requests_.for_each([&](std::uint64_t tag, const Tracked& r) {
     if (!r.completed) unfinished.push_back(tag);
-  }
+  });
   std::sort(unfinished.begin(), unfinished.end());
   for (std::uint64_t tag : unfinished) {
     violation("request " + std::to_string(tag + 1) + " never completed");

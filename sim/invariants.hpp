@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_map.hpp"
 #include "core/limits.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
@@ -82,7 +83,7 @@ class InvariantChecker final : public RunWatcher {
   bool paced_;
   /// The requests not finished yet, by tag (a completed one is forgotten once no attempt of it
   /// is open: memory follows what is open).
-  std::unordered_map<std::uint64_t, Tracked> requests_;
+  IdMap<Tracked> requests_;
   std::map<std::string, HostCount, std::less<>> hosts_;
   std::uint64_t sent_total_ = 0;
   std::map<std::size_t, std::map<std::string, Limits, std::less<>>> limits_;  // query, host

@@ -58,10 +58,9 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
 }
 
 void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string error) {
-  open_.at(attempt_id).result = {AttemptResult::Kind::network, {}, std::move(error)};
+  open_.find(attempt_id)->result = {AttemptResult::Kind::network, {}, std::move(error)};
   clock_.schedule(at, [this, attempt_id] {
-    auto it = open_.find(attempt_id);
-    if (it != open_.end()) settle(attempt_id, std::move(it->second.result));
+    if (Open* open = open_.find(attempt_id)) settle(attempt_id, std::move(open->result));
   });
 }
 
@@ -72,9 +71,9 @@ void SimNetwork::arrive(std::uint32_t slot) {
 }
 
 void SimNetwork::respond(std::uint64_t id, const Reply& reply) {
-  auto it = open_.find(id);
-  if (it == open_.end()) return;  // the client gave up meanwhile: the answer goes nowhere
-  AttemptResult& r = it->second.result;
+  Open* open = open_.find(id);
+  if (!open) return;  // the client gave up meanwhile: the answer goes nowhere
+  AttemptResult& r = open->result;
   switch (reply.fault) {
     case Reply::Fault::stall:
       return;  // the client's timeout ends it
@@ -90,9 +89,8 @@ void SimNetwork::respond(std::uint64_t id, const Reply& reply) {
       r.response.headers = reply.headers;
       r.response.body = reply.body;
   }
-  clock_.schedule(clock_.now() + it->second.one_way, [this, id] {
-    auto found = open_.find(id);
-    if (found != open_.end()) settle(id, std::move(found->second.result));
+  clock_.schedule(clock_.now() + open->one_way, [this, id] {
+    if (Open* found = open_.find(id)) settle(id, std::move(found->result));
   });
 }
 
@@ -118,10 +116,10 @@ void SimNetwork::expire_timeouts() {
 }
 
 void SimNetwork::settle(std::uint64_t attempt_id, AttemptResult result) {
-  auto it = open_.find(attempt_id);
-  if (it == open_.end()) return;  // timed out, abandoned, or already settled
-  SettledHandler handler = std::move(it->second.on_settled);
-  open_.erase(it);
+  Open* open = open_.find(attempt_id);
+  if (!open) return;  // timed out, abandoned, or already settled
+  SettledHandler handler = std::move(open->on_settled);
+  open_.erase(attempt_id);
   handler(std::move(result));
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
@@ -70,7 +71,7 @@ class SimNetwork final : public Transport {
   Rng& rng_;
   Duration timeout_;
   std::unordered_map<std::string, Server, KeyHash, std::equal_to<>> servers_;
-  std::unordered_map<std::uint64_t, Open> open_;
+  IdMap<Open> open_;
   SlotPool<InTransit> transit_;
   // Every attempt has the same timeout, so deadlines come in the order attempts were sent: a
   // FIFO and one timer replace a timer per attempt (which would crowd the event heap with

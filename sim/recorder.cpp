@@ -60,7 +60,7 @@ std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_nam
     hosts_.back().name = host;
   }
   const std::uint64_t tag = issued_++;
-  requests_.emplace(tag, RequestRecord{query, it->second, &query_name, &path, clock_.now()});
+  requests_.try_emplace(tag, RequestRecord{query, it->second, &query_name, &path, clock_.now()});
   ++open_requests_;
   HostStats& h = hosts_[it->second];
   ++h.open;
@@ -69,12 +69,12 @@ std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_nam
 }
 
 void Recorder::completed(std::uint64_t tag, const Completion& c) {
-  auto found = requests_.find(tag);
-  if (found == requests_.end()) {  // completed twice: the watcher (the invariant checker) says so
+  const RequestRecord* found = requests_.find(tag);
+  if (!found) {  // completed twice: the watcher (the invariant checker) says so
     if (watcher_) watcher_->completed(tag, c);
     return;
   }
-  const RequestRecord& r = found->second;
+  const RequestRecord r = *found;
   const Instant now = clock_.now();
   last_completion_ = std::max(last_completion_, now);
   --open_requests_;
@@ -105,7 +105,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
     trace_line(tag, r, 1, std::nullopt, now, nullptr, std::nullopt,
                failed ? to_string(AttemptResult::Kind::network) : "aborted");
   }
-  requests_.erase(found);
+  requests_.erase(tag);
   if (c.kind == Completion::Kind::response && series_) {
     h.completed_series.set(t(now), static_cast<double>(++h.completed));
   }
@@ -122,7 +122,7 @@ void Recorder::update_host_series(HostStats& h, std::optional<Instant> at) {
 
 void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   const std::uint64_t tag = attempt.request_data->tag;
-  RequestRecord& r = requests_.at(tag);
+  RequestRecord& r = *requests_.find(tag);
   ++r.attempts;
   HostStats& h = hosts_[r.host];
   ++h.starts;
@@ -140,10 +140,10 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
 }
 
 std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attempt_id) {
-  auto it = open_attempts_.find(attempt_id);
-  if (it == open_attempts_.end()) return std::nullopt;
-  OpenAttempt a = std::move(it->second);
-  open_attempts_.erase(it);
+  OpenAttempt* found = open_attempts_.find(attempt_id);
+  if (!found) return std::nullopt;
+  OpenAttempt a = std::move(*found);
+  open_attempts_.erase(attempt_id);
   HostStats& h = hosts_[a.host];
   --h.in_flight;
   update_host_series(h);
@@ -215,8 +215,9 @@ void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int numbe
 }
 
 void Recorder::finish(Instant end) {
-  std::vector<std::pair<std::uint64_t, OpenAttempt>> still_open(open_attempts_.begin(),
-                                                                open_attempts_.end());
+  std::vector<std::pair<std::uint64_t, OpenAttempt>> still_open;
+  open_attempts_.for_each(
+      [&](std::uint64_t id, OpenAttempt& a) { still_open.emplace_back(id, a); });
   std::sort(still_open.begin(), still_open.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [id, a] : still_open)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/json_input.hpp"
 #include "sim/latencies.hpp"
@@ -135,7 +136,7 @@ class Recorder final : public Transport, public EngineObserver {
   std::ostream* trace_;
   bool series_;
   RunWatcher* watcher_ = nullptr;
-  std::unordered_map<std::uint64_t, RequestRecord> requests_;  // open requests by tag
+  IdMap<RequestRecord> requests_;  // open requests by tag
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0, retries_ = 0;
   Latencies latencies_;  // of the requests answered without refusal
@@ -148,7 +149,7 @@ class Recorder final : public Transport, public EngineObserver {
     }
   };
   std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>> host_index_;
-  std::unordered_map<std::uint64_t, OpenAttempt> open_attempts_;
+  IdMap<OpenAttempt> open_attempts_;
   std::map<std::string, EntitySeries> groups_;
   std::map<std::string, EntitySeries> queues_;
   std::uint32_t last_entity_ = UINT32_MAX;  ///< the host on_entity() was last told about

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <set>
-#include <unordered_map>
 
+#include "core/id_map.hpp"
 #include "core/url.hpp"
 #include "sim/invariants.hpp"
 #include "sim/memory_guard.hpp"
@@ -100,19 +100,19 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
     Strategy::RequestId id = 0;
     std::size_t query = 0;
   };
-  std::unordered_map<std::uint64_t, OpenRequest> open;
+  IdMap<OpenRequest> open;
   std::vector<bool> aborted(scenario.queries.size(), false);
   // One abort signal per query: its requests leave together, so none of them is sent.
   auto abort_where = [&](auto&& selected) {
     std::vector<std::uint64_t> tags;
-    for (const auto& [tag, request] : open) {
+    open.for_each([&](std::uint64_t tag, const OpenRequest& request) {
       if (selected(request)) tags.push_back(tag);
-    }
+    });
     std::sort(tags.begin(), tags.end());  // in the order they were issued
     std::vector<Strategy::RequestId> ids;
     for (std::uint64_t tag : tags) {
       checker.aborting(tag, clock.now());
-      ids.push_back(open.at(tag).id);
+      ids.push_back(open.find(tag)->id);
     }
     strategy->abort_all(ids);
   };
@@ -149,13 +149,12 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
       checker.issued(tag, cur.query, cur.entry->host, clock.now());
       if ((tag & 0xffff) == 0xffff) memory.check(tag + 1);
       request.tag = tag;
-      OpenRequest& entry = open[tag];
-      entry.query = cur.query;
       // Two words of capture: std::function keeps them without allocating. (A completion never
-      // comes from inside issue(), so `entry` is still there to take the id.)
-      entry.id = strategy->issue(
+      // comes from inside issue(): the request is entered once its id is known.)
+      const Strategy::RequestId id = strategy->issue(
           std::move(request), query.context,
           [done = &on_completed, tag](Engine::RequestId, const Completion& c) { (*done)(tag, c); });
+      open.try_emplace(tag, OpenRequest{id, cur.query});
       ++cur.issued;
     } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
     if (cur.issued < cur.entry->count) {

@@ -29,11 +29,13 @@ struct Connection {
 };
 
 /// The request line and header block must not smuggle a second request onto the connection.
-std::optional<std::string> invalid_request(const Request& r) {
+std::optional<std::string> invalid_request(const Attempt& attempt) {
+  const Request& r = *attempt.request_data;
   if (!is_token(r.method)) return "invalid method";
   for (const auto& [name, value] : r.headers) {
     if (!is_token(name) || !is_field_value(value)) return "invalid header field " + name;
   }
+  if (!is_field_value(attempt.user_agent)) return "invalid header field User-Agent";
   return std::nullopt;
 }
 
@@ -102,6 +104,10 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
     request_.version(11);
     request_.set(http::field::host, authority_);
     for (const auto& [name, value] : r.headers) request_.insert(name, value);
+    if (!attempt.user_agent.empty()) {
+      request_.set(http::field::user_agent,
+                   beast::string_view(attempt.user_agent.data(), attempt.user_agent.size()));
+    }
     request_.keep_alive(true);
     request_.prepare_payload();
   }
@@ -373,7 +379,7 @@ void BeastTransport::send(const Attempt& attempt, SettledHandler on_settled) {
   ++attempts_sent_;
   auto exchange = std::make_shared<Exchange>(*this, attempt, std::move(on_settled));
   open_.emplace(attempt.id, exchange);
-  if (auto invalid = invalid_request(*attempt.request_data)) return exchange->fail_soon(*invalid);
+  if (auto invalid = invalid_request(attempt)) return exchange->fail_soon(*invalid);
   exchange->build(attempt);
   auto endpoint = resolve_(attempt.authority);
   if (!endpoint) return exchange->fail_soon("no server for " + std::string(attempt.authority));

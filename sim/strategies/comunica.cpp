@@ -179,6 +179,7 @@ struct ComunicaStrategy::Impl {
     std::uint64_t attempt_id = 0;
     /// Its completion was delivered (it was aborted): it runs on unseen, as Comunica's would.
     bool delivered = false;
+    bool adds_user_agent = false;  ///< actor-http-fetch names itself (Attempt::user_agent)
   };
 
   Impl(Clock& c, Transport& t, ComunicaSettings s)
@@ -401,7 +402,8 @@ struct ComunicaStrategy::Impl {
       return;
     }
     const Attempt attempt(++next_attempt, p.id, ++p.attempts_sent, p.request, p.url.authority,
-                          p.url.target, clock.now());
+                          p.url.target, clock.now(),
+                          p.adds_user_agent ? std::string_view(settings.user_agent) : "");
     p.attempt_id = attempt.id;
     set_phase(p, Phase::in_flight);
     transport.send(attempt, on_request(p.id, [attempt_id = attempt.id](Impl& s, Pending& q,
@@ -476,8 +478,7 @@ Strategy::RequestId ComunicaStrategy::issue(Request request,
   p.context = context ? std::move(context) : std::make_shared<const RequestContext>();
   p.done = std::move(done);
   // actor-http-fetch names itself when the request does not.
-  if (!find_header(request.headers, "User-Agent"))
-    request.headers.emplace_back("User-Agent", s.settings.user_agent);
+  p.adds_user_agent = !find_header(request.headers, "User-Agent");
   p.request = std::move(request);
   ++s.undelivered;
   s.requests.emplace(p.id, std::move(owned));

@@ -26,6 +26,7 @@ struct UnpacedStrategy::Impl {
     int attempts_sent = 0;
     std::uint64_t attempt_id = 0;  ///< the attempt at the transport; 0 while none is
     Clock::TimerId bad_url_timer = 0;
+    bool adds_user_agent = false;  ///< its attempts carry the strategy's User-Agent
   };
 
   Impl(Clock& c, Transport& t, int r, std::string ua)
@@ -53,7 +54,8 @@ struct UnpacedStrategy::Impl {
 
   void send(Pending& p) {
     const Attempt attempt(++next_attempt, p.id, ++p.attempts_sent, p.request, p.url.authority,
-                          p.url.target, clock.now());
+                          p.url.target, clock.now(),
+                          p.adds_user_agent ? std::string_view(user_agent) : "");
     p.attempt_id = attempt.id;
     ++in_flight[p.url.authority];
     notify(p.url.authority);
@@ -114,8 +116,7 @@ Strategy::RequestId UnpacedStrategy::issue(Request request,
   Impl::Pending& p = *owned;
   p.id = ++s.next_request;
   p.done = std::move(done);
-  if (!find_header(request.headers, "User-Agent"))
-    request.headers.emplace_back("User-Agent", s.user_agent);
+  p.adds_user_agent = !find_header(request.headers, "User-Agent");
   p.request = std::move(request);
   s.requests.emplace(p.id, std::move(owned));
 

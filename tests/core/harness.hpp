@@ -1,13 +1,13 @@
 #pragma once
 // A scripted transport and helpers to drive the core on virtual time in tests.
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/engine.hpp"
 #include "sim/scheduler.hpp"
@@ -58,8 +58,17 @@ class ScriptedTransport final : public Transport {
       : clock_(clock), server_(std::move(server)) {}
 
   void send(const Attempt& a, SettledHandler on_settled) override {
-    Sent s{a.id, a.request, a.number, clock_.now(), std::string(a.authority), std::string(a.target),
-           a.request_data->headers, a.request_data->tag};
+    // The headers as they go on the wire: the request's own, and the strategy's User-Agent.
+    Headers headers = a.request_data->headers;
+    if (!a.user_agent.empty()) headers.emplace_back("User-Agent", std::string(a.user_agent));
+    Sent s{a.id,
+           a.request,
+           a.number,
+           clock_.now(),
+           std::string(a.authority),
+           std::string(a.target),
+           std::move(headers),
+           a.request_data->tag};
     sent.push_back(s);
     held_[a.id] = on_settled;
     if (auto scripted = server_(s)) {
@@ -155,7 +164,8 @@ class CoreTest : public ::testing::Test {
   ScriptedTransport::Server server = [](const ScriptedTransport::Sent&) {
     return std::optional<Scripted>(Scripted{100ms, reply(200)});
   };
-  ScriptedTransport transport{clock, [this](const ScriptedTransport::Sent& s) { return server(s); }};
+  ScriptedTransport transport{clock,
+                              [this](const ScriptedTransport::Sent& s) { return server(s); }};
   EngineSettings settings = bare_settings();
   StateRecorder state;
   Completions done;
