@@ -73,6 +73,9 @@ Json parse_json(std::string_view text, const std::string& origin) {
     throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   } catch (const Json::parse_error& e) {
     throw InputError(origin + ": not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  } catch (const Json::exception& e) {
+    // A number too large for a double, and the like.
+    throw InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
 }
 

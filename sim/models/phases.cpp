@@ -22,6 +22,7 @@ std::optional<std::vector<PhaseSpec>> read_phase_specs(const Json& spec, const s
   }
   bool sound = true;
   std::optional<Instant> previous_start;
+  std::string previous_at;  // as written, for the message (the phase before may lack "at")
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Json& phase = list[i];
     const std::string phase_pointer = list_pointer + "/" + std::to_string(i);
@@ -38,10 +39,11 @@ std::optional<std::vector<PhaseSpec>> read_phase_specs(const Json& spec, const s
     const Instant start = Instant{} + *at;
     if (previous_start && start < *previous_start) {
       defects.add(fields.pointer("at"), "phases must be sorted by \"at\": " + phase["at"].dump() +
-                                            " comes after " + list[i - 1]["at"].dump());
+                                            " comes after " + previous_at);
       sound = false;
     }
     previous_start = start;
+    previous_at = phase["at"].dump();
 
     PhaseSpec out{start, Json::object(), phase_pointer};
     for (const auto& [key, value] : phase.items()) {

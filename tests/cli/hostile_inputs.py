@@ -98,6 +98,14 @@ def main():
     case("deep nesting in --set", ["run", ok, "--set", "/name=" + "[" * 50000 + "]" * 50000],
          says=["nested deeper than 64 levels"])
 
+    # Found by fuzzing: a number too large for a double; phases out of order after a phase
+    # without "at" (the message read the phase before, which had none).
+    case("a number past what a double holds", ["run", write("overflow.json", '{"name": "o", "seed": 1e400}')],
+         says=["overflow.json", "not valid JSON"])
+    unsorted = scenario(servers={"a.test": {"model": "kgf", "phases": [{"at": 5}, {"x": 1}, {"at": 1}]}})
+    case("phases out of order after one without at", ["validate", write("unsorted.json", unsorted)],
+         says=["/servers/a.test/phases/2/at", "comes after 5"])
+
     # 3 and 4. Outputs that cannot be written: refused before the run, nothing left behind.
     case("--out into /proc", ["run", ok, "--out", "/proc/self/pacing", "--trace", trace],
          says=["/proc/self/pacing"], absent=[trace])
