@@ -64,7 +64,11 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   p.adds_user_agent = !s.settings.browser && !find_header(request.headers, "User-Agent");
   p.request = std::move(request);
 
-  std::shared_ptr<const UrlParts> url = s.parsed(p.request.url);
+  std::shared_ptr<const UrlParts> url = p.request.parsed_url;
+  if (!url) {
+    if (auto parts = parse_url(p.request.url))
+      url = std::make_shared<const UrlParts>(std::move(*parts));
+  }
   if (!url) {
     s.fail_later(p, "not an absolute URL with a host: " + p.request.url);
     return p.id;

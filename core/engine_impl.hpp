@@ -35,6 +35,11 @@ struct Engine::Impl {
 
   Impl(Clock& c, Transport& t, EngineSettings s) : clock(c), transport(t), settings(std::move(s)) {}
 
+  /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
+  /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
+  /// Declared first, so that it outlives every container drawing on it.
+  std::pmr::unsynchronized_pool_resource nodes;
+
   Clock& clock;
   Transport& transport;
   EngineSettings settings;
@@ -44,13 +49,7 @@ struct Engine::Impl {
   detail::RequestTable requests;                     // open requests by id, held in place
   IdMap<RequestId> attempts;                         // in-flight attempt -> request
   std::unordered_map<std::string, Entity> entities;  // never erased: pointers stay valid
-  /// URLs parsed recently, shared by the requests that name them (a query's requests mostly name
-  /// a few): a request costs a lookup, not a parse. Cleared when full; requests keep theirs.
-  std::unordered_map<std::string, std::shared_ptr<const UrlParts>> parsed_urls;
-  static constexpr std::size_t kParsedUrls = 4096;
-  /// `url` parsed (null when it is not an absolute URL with a host).
-  std::shared_ptr<const UrlParts> parsed(const std::string& url);
-  std::vector<Entity*> groups;  // the group entities among them
+  std::vector<Entity*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
   std::unordered_map<std::string, Gate> gates;
   std::unordered_map<std::string, QueueId> queue_ids;
@@ -70,7 +69,7 @@ struct Engine::Impl {
       resolutions;
   std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
 
-  std::map<Seq, Queue*> ready;  // by their head's arrival
+  std::pmr::map<Seq, Queue*> ready{&nodes};  // by their head's arrival
   std::priority_queue<TimedEntry, std::vector<TimedEntry>, std::greater<>> timed;
   std::vector<Gate*> dirty_gates;
   std::deque<std::uint64_t> outbox;  // attempts started, to send once the pump is done
@@ -112,7 +111,7 @@ struct Engine::Impl {
   void retire_queue(Queue& q);
   void release_queue(Queue& q);
   static constexpr std::size_t kIdleQueues = 1024;
-  std::list<QueueId> idle_queues;  // oldest first
+  std::pmr::list<QueueId> idle_queues{&nodes};  // oldest first
 
   void unplace(Queue& q);
 

@@ -29,18 +29,8 @@ void Engine::Impl::notify_all(const Queue& q) {
   notify(q);
 }
 
-std::shared_ptr<const UrlParts> Engine::Impl::parsed(const std::string& url) {
-  if (auto it = parsed_urls.find(url); it != parsed_urls.end()) return it->second;
-  auto parts = parse_url(url);
-  if (!parts) return nullptr;
-  if (parsed_urls.size() >= kParsedUrls) parsed_urls.clear();
-  auto shared = std::make_shared<const UrlParts>(std::move(*parts));
-  parsed_urls.emplace(url, shared);
-  return shared;
-}
-
 Entity& Engine::Impl::entity(const std::string& key, bool group) {
-  auto [it, fresh] = entities.try_emplace(key);
+  auto [it, fresh] = entities.try_emplace(key, &nodes);
   if (fresh) {
     it->second.key = key;
     it->second.group = group;
@@ -50,7 +40,7 @@ Entity& Engine::Impl::entity(const std::string& key, bool group) {
 }
 
 Gate& Engine::Impl::gate(const std::string& key, std::size_t cap) {
-  auto [it, fresh] = gates.try_emplace(key);
+  auto [it, fresh] = gates.try_emplace(key, &nodes);
   if (fresh) {
     it->second.key = key;
     it->second.cap = cap;
@@ -111,7 +101,7 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   }
 
   QueueId id = ++next_queue;
-  Queue& q = queues[id];
+  Queue& q = queues.try_emplace(id, &nodes).first->second;
   q.id = id;
   q.key = qkey;
   q.constraints.push_back(constraint(limits.host, false, qkey));

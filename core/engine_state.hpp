@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,6 +28,8 @@ inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max(
 /// What the server taught about a host or a group, and when it last started a request: shared by
 /// all of its queues, since the server sees all of them.
 struct Entity {
+  explicit Entity(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
+      : queues(nodes) {}
   std::string key;
   bool group = false;
   Instant last_start = kLongAgo;
@@ -43,7 +46,7 @@ struct Entity {
   Duration hint_steady{0};
   std::size_t in_flight = 0;
   std::size_t queued = 0;
-  std::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait
+  std::pmr::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait
   /// A group's pauses by the host whose refusal set them (entries in force only), so that
   /// invalidating a host forgets what it taught the group and nothing else. Empty for hosts.
   std::vector<std::pair<const Entity*, Instant>> pauses_by_host;
@@ -61,12 +64,14 @@ struct Queue;
 /// An in-flight cap shared by the queues that use it. Queues that found it full wait in `parked`
 /// by the arrival order of their oldest request, so room goes to the longest waiter.
 struct Gate {
+  explicit Gate(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
+      : parked(nodes) {}
   std::string key;
   std::size_t cap = kUnlimited;
   std::size_t in_flight = 0;
-  std::size_t users = 0;         ///< queues using the gate; it is released at zero
-  std::map<Seq, Queue*> parked;  ///< by their head's arrival (unique: a request is in one queue)
-  bool dirty = false;            ///< gained room since parked queues were last woken
+  std::size_t users = 0;              ///< queues using the gate; it is released at zero
+  std::pmr::map<Seq, Queue*> parked;  ///< by their head's arrival (a request is in one queue)
+  bool dirty = false;                 ///< gained room since parked queues were last woken
 };
 
 /// One of the things a request must satisfy to start: an entity's pause and learned interval, a
@@ -86,10 +91,12 @@ enum class Placement { none, ready, timed, parked };
 
 /// Requests for one host that were given the same limits (host and groups).
 struct Queue {
+  explicit Queue(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
+      : waiting(nodes) {}
   QueueId id = 0;
   std::string key;
-  std::vector<Constraint> constraints;  ///< [0] is the host, then its groups
-  std::map<Seq, Pending*> waiting;      ///< by arrival order; a retry keeps its original place
+  std::vector<Constraint> constraints;   ///< [0] is the host, then its groups
+  std::pmr::map<Seq, Pending*> waiting;  ///< by arrival order; a retry keeps its original place
   std::size_t members = 0;  ///< requests holding the queue (waiting, delayed, in flight)
   Placement placement = Placement::none;
   Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`
@@ -97,7 +104,7 @@ struct Queue {
   Gate* woken_by = nullptr;   ///< the gate whose room woke it, to pass that room on if unused
   std::uint64_t version = 0;  ///< invalidates stale timed entries
   /// Released (no request holds it) but kept for reuse; its place in the engine's idle list.
-  std::optional<std::list<QueueId>::iterator> idle;
+  std::optional<std::pmr::list<QueueId>::iterator> idle;
 };
 
 enum class RequestState { waiting, delayed, in_flight, settling };

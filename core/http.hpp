@@ -2,6 +2,7 @@
 // The HTTP vocabulary the core shares with transports: requests, response headers, outcomes.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include <vector>
 
 namespace pacing {
+
+struct UrlParts;
 
 /// Header fields in the order received; names compare case-insensitively.
 using Headers = std::vector<std::pair<std::string, std::string>>;
@@ -36,6 +39,9 @@ struct Request {
   bool one_shot_body = false;
   /// Opaque to the core; handed back to the transport and observers (the lab keys workloads on it).
   std::uint64_t tag = 0;
+  /// Optional: `url` already parsed. A caller sending many requests to one URL parses it once
+  /// and shares it; the core then uses it as it is (and `url` may be left empty).
+  std::shared_ptr<const UrlParts> parsed_url;
 };
 
 /// A response as far as the core sees it: status and header fields (the body is read outside

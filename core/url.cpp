@@ -89,6 +89,15 @@ std::uint16_t default_port(std::string_view lowered_scheme) {
 
 }  // namespace
 
+std::string to_string(const UrlParts& url) {
+  return url.scheme + "://" + url.authority + url.target;
+}
+
+std::string url_of(const Request& request) {
+  if (!request.url.empty() || !request.parsed_url) return request.url;
+  return to_string(*request.parsed_url);
+}
+
 std::optional<UrlParts> parse_url(std::string_view url) {
   if (has_space_or_control(url)) return std::nullopt;
 

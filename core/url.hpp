@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/http.hpp"
+
 namespace pacing {
 
 /// The parts of an absolute http(s) URL the pacing core needs.
@@ -30,5 +32,12 @@ struct UrlParts {
 /// holds hex digits, ':' and '.'), or a space or control character anywhere (such a URL cannot go
 /// into a request line).
 std::optional<UrlParts> parse_url(std::string_view url);
+
+/// The URL the parts name, as "scheme://authority/target" (its key form: no userinfo, no default
+/// port, no fragment).
+std::string to_string(const UrlParts& url);
+
+/// The URL a request names: its `url`, or (when it gave only `parsed_url`) that one's text.
+std::string url_of(const Request& request);
 
 }  // namespace pacing

@@ -37,7 +37,7 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const ClientSpe
 struct EntryCursor {
   std::size_t query;
   const RequestEntry* entry;
-  std::string url;
+  std::shared_ptr<const UrlParts> url;  ///< parsed once, shared by all of the entry's requests
   std::int64_t issued = 0;
 };
 
@@ -123,7 +123,9 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   std::vector<EntryCursor> cursors;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
     for (const RequestEntry& e : scenario.queries[q].requests) {
-      if (e.count > 0) cursors.push_back({q, &e, "https://" + e.host + e.path});
+      if (e.count == 0) continue;
+      auto url = parse_url("https://" + e.host + e.path);  // valid: the loader checked it
+      cursors.push_back({q, &e, std::make_shared<const UrlParts>(std::move(*url))});
     }
   }
   const MemoryGuard memory;
@@ -139,7 +141,7 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
     do {
       Request request;
       request.method = cur.entry->method;
-      request.url = cur.url;
+      request.parsed_url = cur.url;
       request.headers = cur.entry->headers;
       if (query.address != kDefaultClientAddress) {
         request.headers.emplace_back("X-Client-Address", query.address);

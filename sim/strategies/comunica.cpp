@@ -302,7 +302,7 @@ struct ComunicaStrategy::Impl {
     if (tell) tell();
   }
 
-  std::string bare_error(const Pending& p) const { return "Request failed: " + p.request.url; }
+  std::string bare_error(const Pending& p) const { return "Request failed: " + url_of(p.request); }
 
   // ---- actor-http-limit-rate -----------------------------------------------------------------
 
@@ -483,13 +483,14 @@ Strategy::RequestId ComunicaStrategy::issue(Request request,
   ++s.undelivered;
   s.requests.emplace(p.id, std::move(owned));
 
-  auto url = parse_url(p.request.url);
+  auto url = p.request.parsed_url ? std::optional<UrlParts>(*p.request.parsed_url)
+                                  : parse_url(p.request.url);
   if (!url) {
     p.phase = Impl::Phase::bad_url;
     p.timer = s.clock.schedule(s.clock.now(), s.on_request(p.id, [](Impl& impl, Impl::Pending& q) {
       Completion failed{Completion::Kind::failed,
                         AttemptResult{AttemptResult::Kind::network, {}, "Invalid URL"}, 0,
-                        "Invalid URL: " + q.request.url};
+                        "Invalid URL: " + url_of(q.request)};
       const RequestId id = q.id;
       auto tell = impl.take_delivery(q, std::move(failed));
       impl.requests.erase(id);

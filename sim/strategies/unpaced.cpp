@@ -120,7 +120,8 @@ Strategy::RequestId UnpacedStrategy::issue(Request request,
   p.request = std::move(request);
   s.requests.emplace(p.id, std::move(owned));
 
-  auto url = parse_url(p.request.url);
+  auto url = p.request.parsed_url ? std::optional<UrlParts>(*p.request.parsed_url)
+                                  : parse_url(p.request.url);
   if (!url) {
     // Completed later, never from inside issue().
     p.bad_url_timer = s.clock.schedule(s.clock.now(), [weak = s.self, id = p.id] {
@@ -131,7 +132,7 @@ Strategy::RequestId UnpacedStrategy::issue(Request request,
       Impl::Pending& q = *it->second;
       impl->complete(q, Completion{Completion::Kind::failed,
                                    AttemptResult{AttemptResult::Kind::network, {}, "Invalid URL"},
-                                   0, "Invalid URL: " + q.request.url});
+                                   0, "Invalid URL: " + url_of(q.request)});
     });
     return p.id;
   }
