@@ -7,48 +7,6 @@
 
 namespace pacing::sim {
 
-void StepSeries::set(double t, double value) {
-  // On real time a start is stamped with the engine's instant, which can precede a point already
-  // recorded during the same pump: keep the series in time order.
-  if (!points_.empty()) t = std::max(t, std::max(points_.back().first, instant_));
-  if (keep_peaks_) {
-    if (points_.empty() || t > instant_) {
-      instant_ = t;
-      peak_ = value;
-    } else {
-      peak_ = std::max(peak_, value);
-    }
-    // Rewrite this instant's points (at most two): its peak when the level fell back below it,
-    // then the level it ends with; a point that repeats the level before it is left out.
-    std::size_t first = points_.size();
-    while (first > 0 && points_[first - 1].first == t) --first;
-    points_.resize(first);
-    auto push = [&](double v) {
-      if (points_.empty() || points_.back().second != v) points_.emplace_back(t, v);
-    };
-    if (peak_ > value) push(peak_);
-    push(value);
-    return;
-  }
-  if (!points_.empty() && points_.back().second == value) return;
-  if (!points_.empty() && points_.back().first == t) {
-    points_.back().second = value;
-    if (points_.size() > 1 && points_[points_.size() - 2].second == value) points_.pop_back();
-    return;
-  }
-  points_.emplace_back(t, value);
-}
-
-Json StepSeries::to_json() const {
-  Json out = Json::array();
-  for (const auto& [t, v] : points_) {
-    // Counts print as integers (800, not 800.0); seconds keep their fraction.
-    const bool whole = v == std::floor(v) && std::abs(v) < 9e15;
-    out.push_back({t, whole ? Json(static_cast<std::int64_t>(v)) : Json(v)});
-  }
-  return out;
-}
-
 Recorder::Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series)
     : clock_(clock), inner_(inner), trace_(trace), series_(series) {}
 
@@ -165,9 +123,18 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
       if (refusal) {
         ++h.refusals;
         ++refusals_;
-        if (series_) {
-          h.refusal_points.push_back({t(clock_.now()), result.response.status,
-                                      retry_after ? Json(to_seconds(*retry_after)) : Json()});
+        if (series_ && (h.refusals - 1) % h.refusal_stride == 0) {
+          h.refusal_points.emplace_back(
+              t(clock_.now()), result.response.status,
+              retry_after ? std::optional(to_seconds(*retry_after)) : std::nullopt);
+          if (h.refusal_points.size() > StepSeries::kMaxPoints) {
+            // Keep every other marker from now on, and thin the ones kept so far alike.
+            std::vector<std::tuple<double, int, std::optional<double>>> kept;
+            for (std::size_t i = 0; i < h.refusal_points.size(); i += 2)
+              kept.push_back(h.refusal_points[i]);
+            h.refusal_points = std::move(kept);
+            h.refusal_stride *= 2;
+          }
         }
       }
     }
@@ -287,13 +254,26 @@ Json Recorder::result() const {
                      {"interval", h.interval},
                      {"max_interval", h.max_interval}};
     if (series_) {
+      Json refusals = Json::array();
+      for (const auto& [at, status, wait] : h.refusal_points) {
+        refusals.push_back({at, status, wait ? Json(*wait) : Json()});
+      }
       hosts[h.name]["series"] = {{"in_flight", h.in_flight_series.to_json()},
                                  {"queued", h.queued_series.to_json()},
                                  {"interval", h.interval_series.to_json()},
                                  {"paused_until", h.paused_series.to_json()},
                                  {"completed", h.completed_series.to_json()},
                                  {"starts", h.starts_series.to_json()},
-                                 {"refusals", h.refusal_points}};
+                                 {"refusals", refusals}};
+      // Only when something was coalesced: the widest bin of the host's series (seconds), and
+      // which refusal markers were kept.
+      double widest = 0;
+      for (const StepSeries* s : {&h.in_flight_series, &h.queued_series, &h.interval_series,
+                                  &h.paused_series, &h.completed_series, &h.starts_series}) {
+        widest = std::max(widest, s->resolution());
+      }
+      if (widest > 0) hosts[h.name]["series_resolution"] = widest;
+      if (h.refusal_stride > 1) hosts[h.name]["refusal_markers_every"] = h.refusal_stride;
     }
   }
   auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -16,26 +17,9 @@
 #include "core/transport.hpp"
 #include "sim/json_input.hpp"
 #include "sim/latencies.hpp"
+#include "sim/step_series.hpp"
 
 namespace pacing::sim {
-
-/// Change points of a step function of time: [[t, value], ...].
-class StepSeries {
- public:
-  /// With `keep_peaks`, a level that rises and falls back within one instant keeps its highest
-  /// value there, as a point of its own before the level the instant ends with ([t, 3], [t, 0]):
-  /// the series' maximum is then the true maximum, in the order events really ran.
-  explicit StepSeries(bool keep_peaks = false) : keep_peaks_(keep_peaks) {}
-  void set(double t, double value);
-  Json to_json() const;
-  double last() const { return points_.empty() ? 0 : points_.back().second; }
-
- private:
-  std::vector<std::pair<double, double>> points_;
-  bool keep_peaks_;
-  double instant_ = 0;  ///< the latest instant set
-  double peak_ = 0;     ///< the highest value set at that instant
-};
 
 /// Told about each attempt as it is sent and settled, and each completion (the invariant checker).
 class RunWatcher {
@@ -98,8 +82,10 @@ class Recorder final : public Transport, public EngineObserver {
     /// Attempts started so far, stepped at each start (several at one instant step once): the
     /// exact start instants, which the in-flight series hides when an answer comes at the same one.
     StepSeries starts_series;
-    /// Each refusal: [t, status, retry_after seconds or null], for charts' refusal markers.
-    Json refusal_points = Json::array();
+    /// Each refusal: [t, status, retry_after seconds or null], for charts' refusal markers; past
+    /// StepSeries::kMaxPoints of them, every `refusal_stride`-th (doubled as needed).
+    std::vector<std::tuple<double, int, std::optional<double>>> refusal_points;
+    std::uint64_t refusal_stride = 1;
   };
   /// An attempt in flight, with what its trace line needs (its request may complete first).
   struct OpenAttempt {

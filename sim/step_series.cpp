@@ -1,0 +1,124 @@
+#include "sim/step_series.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pacing::sim {
+
+namespace {
+/// The bin a time falls in.
+long long bin_of(double t, double width) { return static_cast<long long>(std::floor(t / width)); }
+}  // namespace
+
+void StepSeries::set(double t, double value) {
+  if (width_ > 0) {
+    add_to_bins(std::max(t, bins_.back().last), value);
+    return;
+  }
+  set_exact(t, value);
+  if (points_.size() > kMaxPoints) to_bins();
+}
+
+void StepSeries::set_exact(double t, double value) {
+  // On real time a start is stamped with the engine's instant, which can precede a point already
+  // recorded during the same pump: keep the series in time order.
+  if (!points_.empty()) t = std::max(t, std::max(points_.back().first, instant_));
+  if (keep_peaks_) {
+    if (points_.empty() || t > instant_) {
+      instant_ = t;
+      peak_ = value;
+    } else {
+      peak_ = std::max(peak_, value);
+    }
+    // Rewrite this instant's points (at most two): its peak when the level fell back below it,
+    // then the level it ends with; a point that repeats the level before it is left out.
+    std::size_t first = points_.size();
+    while (first > 0 && points_[first - 1].first == t) --first;
+    points_.resize(first);
+    auto push = [&](double v) {
+      if (points_.empty() || points_.back().second != v) points_.emplace_back(t, v);
+    };
+    if (peak_ > value) push(peak_);
+    push(value);
+    return;
+  }
+  if (!points_.empty() && points_.back().second == value) return;
+  if (!points_.empty() && points_.back().first == t) {
+    points_.back().second = value;
+    if (points_.size() > 1 && points_[points_.size() - 2].second == value) points_.pop_back();
+    return;
+  }
+  points_.emplace_back(t, value);
+}
+
+void StepSeries::to_bins() {
+  // The narrowest power-of-two width (in microseconds) that gives at most half as many bins as
+  // points, each bin becoming at most two points.
+  const double span = points_.back().first - points_.front().first;
+  width_ = 1e-6;
+  while (span / width_ >= static_cast<double>(kMaxPoints / 2)) width_ *= 2;
+  for (const auto& [t, v] : points_) add_to_bins(t, v);
+  points_.clear();
+  points_.shrink_to_fit();
+}
+
+void StepSeries::add_to_bins(double t, double value) {
+  if (!bins_.empty() && bin_of(bins_.back().first, width_) == bin_of(t, width_)) {
+    Bin& b = bins_.back();
+    b.max = std::max(b.max, value);
+    b.last = t;
+    b.end = value;
+    return;
+  }
+  if (!bins_.empty() && bins_.back().end == value) return;  // no change
+  bins_.push_back(Bin{t, value, t, value});
+  if (bins_.size() > kMaxPoints / 2) halve_resolution();
+}
+
+void StepSeries::halve_resolution() {
+  width_ *= 2;
+  std::vector<Bin> merged;
+  merged.reserve(bins_.size() / 2 + 1);
+  for (const Bin& b : bins_) {
+    if (!merged.empty() && bin_of(merged.back().first, width_) == bin_of(b.first, width_)) {
+      Bin& m = merged.back();
+      m.max = std::max(m.max, b.max);
+      m.last = b.last;
+      m.end = b.end;
+    } else {
+      merged.push_back(b);
+    }
+  }
+  bins_ = std::move(merged);
+}
+
+std::vector<std::pair<double, double>> StepSeries::points() const {
+  if (width_ == 0) return points_;
+  std::vector<std::pair<double, double>> out;
+  out.reserve(bins_.size() * 2);
+  auto push = [&](double t, double v) {
+    if (out.empty() || out.back().second != v) out.emplace_back(t, v);
+  };
+  for (const Bin& b : bins_) {
+    push(b.first, b.max);
+    push(b.last, b.end);
+  }
+  return out;
+}
+
+double StepSeries::last() const {
+  if (width_ > 0) return bins_.back().end;
+  return points_.empty() ? 0 : points_.back().second;
+}
+
+Json StepSeries::to_json() const {
+  Json out = Json::array();
+  for (const auto& [t, v] : points()) {
+    // Counts print as integers (800, not 800.0); seconds keep their fraction.
+    const bool whole = v == std::floor(v) && std::abs(v) < 9e15;
+    out.push_back({t, whole ? Json(static_cast<std::int64_t>(v)) : Json(v)});
+  }
+  return out;
+}
+
+}  // namespace pacing::sim
