@@ -244,6 +244,13 @@ Json Recorder::result() const {
                {"retries", retries_},
                {"makespan", t(last_completion_)},
                {"latency", latency}};
+  // Every series within one budget of points, so that a result of a thousand hosts stays a file
+  // a person (and the GUI) can open: each series gets an equal share, at most
+  // StepSeries::kMaxPoints, at least kMinPoints.
+  constexpr std::size_t kPointBudget = 300'000, kMinPoints = 60;
+  const std::size_t series_count = 6 * hosts_.size() + 4 * groups_.size() + 2 * queues_.size();
+  const std::size_t share = std::clamp<std::size_t>(
+      kPointBudget / std::max<std::size_t>(series_count, 1), kMinPoints, StepSeries::kMaxPoints);
   Json hosts = Json::object();
   for (const HostStats& h : hosts_) {
     hosts[h.name] = {{"starts", h.starts},
@@ -258,31 +265,33 @@ Json Recorder::result() const {
       for (const auto& [at, status, wait] : h.refusal_points) {
         refusals.push_back({at, status, wait ? Json(*wait) : Json()});
       }
-      hosts[h.name]["series"] = {{"in_flight", h.in_flight_series.to_json()},
-                                 {"queued", h.queued_series.to_json()},
-                                 {"interval", h.interval_series.to_json()},
-                                 {"paused_until", h.paused_series.to_json()},
-                                 {"completed", h.completed_series.to_json()},
-                                 {"starts", h.starts_series.to_json()},
-                                 {"refusals", refusals}};
       // Only when something was coalesced: the widest bin of the host's series (seconds), and
       // which refusal markers were kept.
       double widest = 0;
-      for (const StepSeries* s : {&h.in_flight_series, &h.queued_series, &h.interval_series,
-                                  &h.paused_series, &h.completed_series, &h.starts_series}) {
-        widest = std::max(widest, s->resolution());
-      }
+      auto series = [&](const StepSeries& s) {
+        double width = 0;
+        Json points = s.to_json(share, &width);
+        widest = std::max(widest, width);
+        return points;
+      };
+      hosts[h.name]["series"] = {{"in_flight", series(h.in_flight_series)},
+                                 {"queued", series(h.queued_series)},
+                                 {"interval", series(h.interval_series)},
+                                 {"paused_until", series(h.paused_series)},
+                                 {"completed", series(h.completed_series)},
+                                 {"starts", series(h.starts_series)},
+                                 {"refusals", refusals}};
       if (widest > 0) hosts[h.name]["series_resolution"] = widest;
       if (h.refusal_stride > 1) hosts[h.name]["refusal_markers_every"] = h.refusal_stride;
     }
   }
-  auto entity_json = [](const std::map<std::string, EntitySeries>& m, bool learned) {
+  auto entity_json = [share](const std::map<std::string, EntitySeries>& m, bool learned) {
     Json out = Json::object();
     for (const auto& [key, s] : m) {
-      Json series{{"in_flight", s.in_flight.to_json()}, {"queued", s.queued.to_json()}};
+      Json series{{"in_flight", s.in_flight.to_json(share)}, {"queued", s.queued.to_json(share)}};
       if (learned) {
-        series["interval"] = s.interval.to_json();
-        series["paused_until"] = s.paused_until.to_json();
+        series["interval"] = s.interval.to_json(share);
+        series["paused_until"] = s.paused_until.to_json(share);
       }
       out[key] = {{"series", series}};
     }

@@ -75,35 +75,42 @@ void StepSeries::add_to_bins(double t, double value) {
   if (bins_.size() > kMaxPoints / 2) halve_resolution();
 }
 
-void StepSeries::halve_resolution() {
-  width_ *= 2;
-  std::vector<Bin> merged;
-  merged.reserve(bins_.size() / 2 + 1);
-  for (const Bin& b : bins_) {
-    if (!merged.empty() && bin_of(merged.back().first, width_) == bin_of(b.first, width_)) {
-      Bin& m = merged.back();
+std::vector<StepSeries::Bin> StepSeries::merged(const std::vector<Bin>& bins, double width) {
+  std::vector<Bin> out;
+  out.reserve(bins.size() / 2 + 1);
+  for (const Bin& b : bins) {
+    if (!out.empty() && bin_of(out.back().first, width) == bin_of(b.first, width)) {
+      Bin& m = out.back();
       m.max = std::max(m.max, b.max);
       m.last = b.last;
       m.end = b.end;
     } else {
-      merged.push_back(b);
+      out.push_back(b);
     }
   }
-  bins_ = std::move(merged);
+  return out;
 }
 
-std::vector<std::pair<double, double>> StepSeries::points() const {
-  if (width_ == 0) return points_;
+void StepSeries::halve_resolution() {
+  width_ *= 2;
+  bins_ = merged(bins_, width_);
+}
+
+std::vector<std::pair<double, double>> StepSeries::points_of(const std::vector<Bin>& bins) {
   std::vector<std::pair<double, double>> out;
-  out.reserve(bins_.size() * 2);
+  out.reserve(bins.size() * 2);
   auto push = [&](double t, double v) {
     if (out.empty() || out.back().second != v) out.emplace_back(t, v);
   };
-  for (const Bin& b : bins_) {
+  for (const Bin& b : bins) {
     push(b.first, b.max);
     push(b.last, b.end);
   }
   return out;
+}
+
+std::vector<std::pair<double, double>> StepSeries::points() const {
+  return width_ == 0 ? points_ : points_of(bins_);
 }
 
 double StepSeries::last() const {
@@ -111,9 +118,27 @@ double StepSeries::last() const {
   return points_.empty() ? 0 : points_.back().second;
 }
 
-Json StepSeries::to_json() const {
+Json StepSeries::to_json(std::size_t max_points, double* resolution) const {
+  std::vector<std::pair<double, double>> points = this->points();
+  double width = width_;
+  if (points.size() > max_points) {
+    // Coalesce the exact points or the bins further, doubling the width until they fit.
+    std::vector<Bin> bins;
+    if (width == 0) {
+      width = 1e-6;
+      for (const auto& [t, v] : points_) bins.push_back(Bin{t, v, t, v});
+    } else {
+      bins = bins_;
+    }
+    while (bins.size() * 2 > max_points) {
+      width *= 2;
+      bins = merged(bins, width);
+    }
+    points = points_of(bins);
+  }
+  if (resolution) *resolution = width;
   Json out = Json::array();
-  for (const auto& [t, v] : points()) {
+  for (const auto& [t, v] : points) {
     // Counts print as integers (800, not 800.0); seconds keep their fraction.
     const bool whole = v == std::floor(v) && std::abs(v) < 9e15;
     out.push_back({t, whole ? Json(static_cast<std::int64_t>(v)) : Json(v)});

@@ -25,7 +25,9 @@ class StepSeries {
 
   /// The value is `value` from `t` on (t never goes back: an earlier t counts as the latest).
   void set(double t, double value);
-  Json to_json() const;
+  /// The change points, coalesced further (by doubling the bin width) when there are more than
+  /// `max_points` of them; `resolution` gets the width used (0 when every change is there).
+  Json to_json(std::size_t max_points = kMaxPoints, double* resolution = nullptr) const;
   double last() const;
   /// The width of the bins changes were merged into, in seconds; 0 while every change is kept.
   double resolution() const { return width_; }
@@ -43,6 +45,9 @@ class StepSeries {
   void halve_resolution();
   /// The change points, exact or coalesced.
   std::vector<std::pair<double, double>> points() const;
+  static std::vector<std::pair<double, double>> points_of(const std::vector<Bin>& bins);
+  /// `bins` merged into bins `width` wide.
+  static std::vector<Bin> merged(const std::vector<Bin>& bins, double width);
 
   bool keep_peaks_;
   std::vector<std::pair<double, double>> points_;  // while exact
