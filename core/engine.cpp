@@ -119,7 +119,10 @@ void Engine::invalidate() {
   s.pump();
 }
 
-void Engine::set_observer(EngineObserver* observer) { impl_->observer = observer; }
+void Engine::set_observer(EngineObserver* observer) {
+  impl_->observer = observer;
+  impl_->observe_counts = observer && observer->wants_counts();
+}
 
 const EngineSettings& Engine::settings() const { return impl_->settings; }
 

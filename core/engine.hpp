@@ -61,6 +61,9 @@ class EngineObserver {
   virtual ~EngineObserver() = default;
   virtual void on_entity(const EntityState&) {}
   virtual void on_queue(const QueueState&) {}
+  /// Whether to hear of every change of the in-flight and queued counts (each start, answer and
+  /// enqueue), or only of learned state (interval, pause, hint). Asked once, when attached.
+  virtual bool wants_counts() const { return true; }
   /// A refusal taught `entity`: status, and the Retry-After delay when it had a usable one.
   virtual void on_refusal(std::string_view /*entity*/, int /*status*/,
                           std::optional<Duration> /*retry_after*/) {}

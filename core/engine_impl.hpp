@@ -44,6 +44,7 @@ struct Engine::Impl {
   Transport& transport;
   EngineSettings settings;
   EngineObserver* observer = nullptr;
+  bool observe_counts = false;  ///< the observer hears count changes too (notify_all)
   std::weak_ptr<Impl> self;
 
   detail::RequestTable requests;                     // open requests by id, held in place

@@ -24,7 +24,7 @@ void Engine::Impl::notify(const Queue& q) {
 }
 
 void Engine::Impl::notify_all(const Queue& q) {
-  if (!observer) return;
+  if (!observer || !observe_counts) return;
   for (const Constraint& c : q.constraints) notify(*c.entity);
   notify(q);
 }

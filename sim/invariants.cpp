@@ -18,22 +18,34 @@ void InvariantChecker::violation(std::string what) {
   if (violations_.size() < 20) violations_.push_back(std::move(what));
 }
 
-void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host,
-                              Instant at) {
-  auto [slot, fresh_tag] = requests_.try_emplace(tag);
-  if (!fresh_tag) violation("request " + std::to_string(tag + 1) + " issued twice");
-  Tracked& r = *slot;
+InvariantChecker::Route InvariantChecker::route(std::size_t query, const std::string& host) {
+  Route r;
   r.query = query;
-  r.arrived = at;
   auto h = hosts_.find(host);
   if (h == hosts_.end()) h = hosts_.emplace(host, HostCount{host}).first;
-  r.host = &h->second;
+  r.host = &h->second;  // map nodes stay put
   auto& of_query = limits_[query];
-  auto it = of_query.find(host);  // by reference: no key is built unless the pair is new
+  auto it = of_query.find(host);
   const bool fresh = it == of_query.end();
   if (fresh) it = of_query.emplace(host, Limits{}).first;
   r.limits = &it->second;
   if (fresh && paced_) resolve_limits_for(it->second, query, host);
+  return r;
+}
+
+void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host,
+                              Instant at) {
+  issued(tag, route(query, host), at);
+}
+
+void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at) {
+  auto [slot, fresh_tag] = requests_.try_emplace(tag);
+  if (!fresh_tag) violation("request " + std::to_string(tag + 1) + " issued twice");
+  Tracked& r = *slot;
+  r.query = route.query;
+  r.arrived = at;
+  r.host = route.host;
+  r.limits = route.limits;
 }
 
 void InvariantChecker::resolve_limits_for(Limits& l, std::size_t query, const std::string& host) {

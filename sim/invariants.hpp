@@ -25,7 +25,12 @@ class InvariantChecker final : public RunWatcher {
   /// Caps, spacing and pauses are checked when `paced` (the throttle strategy).
   InvariantChecker(const Scenario& scenario, bool paced);
 
-  /// A request of query `query` for `host` got `tag`; it arrived `at`.
+  class Route;
+  /// What the requests of `query` for `host` are held to, found once (for issued()).
+  Route route(std::size_t query, const std::string& host);
+  /// A request on `route` got `tag`; it arrived `at`.
+  void issued(std::uint64_t tag, const Route& route, Instant at);
+  /// The same, finding the route (for callers that issue a request or two).
   void issued(std::uint64_t tag, std::size_t query, const std::string& host, Instant at);
   /// The workload aborts the request `tag` at `at` (before telling the strategy): from then on,
   /// no attempt of it may start.
@@ -92,6 +97,18 @@ class InvariantChecker final : public RunWatcher {
   std::map<std::string, std::map<std::string, Instant>> pauses_;
   std::vector<std::string> violations_;
   std::size_t violations_seen_ = 0;
+};
+
+/// A (query, host) pair's limits and the host's counters, found once.
+class InvariantChecker::Route {
+ public:
+  Route() = default;
+
+ private:
+  friend class InvariantChecker;
+  std::size_t query = 0;
+  Limits* limits = nullptr;
+  HostCount* host = nullptr;
 };
 
 }  // namespace pacing::sim

@@ -10,17 +10,21 @@ namespace pacing::sim {
 Recorder::Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series)
     : clock_(clock), inner_(inner), trace_(trace), series_(series) {}
 
-std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
-                               const std::string& host, const std::string& path) {
+std::uint32_t Recorder::host_index(const std::string& host) {
   auto [it, fresh] = host_index_.try_emplace(host, static_cast<std::uint32_t>(hosts_.size()));
   if (fresh) {
     hosts_.emplace_back();
     hosts_.back().name = host;
   }
+  return it->second;
+}
+
+std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
+                               std::uint32_t host, const std::string& path) {
   const std::uint64_t tag = issued_++;
-  requests_.try_emplace(tag, RequestRecord{query, it->second, &query_name, &path, clock_.now()});
+  requests_.try_emplace(tag, RequestRecord{query, host, &query_name, &path, clock_.now()});
   ++open_requests_;
-  HostStats& h = hosts_[it->second];
+  HostStats& h = hosts_[host];
   ++h.open;
   update_host_series(h);
   return tag;

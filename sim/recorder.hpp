@@ -38,9 +38,15 @@ class Recorder final : public Transport, public EngineObserver {
   /// keeps counts only (faster; result() then has no series).
   Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series = true);
 
+  /// The index of `host` among the recorded hosts (found once, for issued()).
+  std::uint32_t host_index(const std::string& host);
   /// A request issued by the workload now; returns its tag (put it in Request::tag).
-  std::uint64_t issued(std::uint32_t query, const std::string& query_name, const std::string& host,
+  std::uint64_t issued(std::uint32_t query, const std::string& query_name, std::uint32_t host,
                        const std::string& path);
+  std::uint64_t issued(std::uint32_t query, const std::string& query_name, const std::string& host,
+                       const std::string& path) {
+    return issued(query, query_name, host_index(host), path);
+  }
   /// The strategy completed the request.
   void completed(std::uint64_t tag, const Completion& c);
   /// Ends the run at `end`: attempts still open are traced as aborted.
@@ -57,6 +63,8 @@ class Recorder final : public Transport, public EngineObserver {
 
   void on_entity(const EntityState& e) override;
   void on_queue(const QueueState& q) override;
+  /// Counts only feed the series: without them, only learned state is heard.
+  bool wants_counts() const override { return series_; }
 
  private:
   /// A request not completed yet (completed ones are folded into the run's totals: memory

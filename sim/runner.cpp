@@ -35,9 +35,13 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const ClientSpe
 /// Issues one request entry's requests, each at its time (one pending event per entry at most,
 /// so a million-request entry costs no memory up front).
 struct EntryCursor {
-  std::size_t query;
-  const RequestEntry* entry;
+  std::size_t query = 0;
+  const RequestEntry* entry = nullptr;
   std::shared_ptr<const UrlParts> url;  ///< parsed once, shared by all of the entry's requests
+  /// Found at its first request (a host appears in the result once it was sent something).
+  bool resolved = false;
+  std::uint32_t host = 0;         ///< the recorder's index of its host
+  InvariantChecker::Route route;  ///< what the checker holds its requests to
   std::int64_t issued = 0;
 };
 
@@ -125,7 +129,11 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
     for (const RequestEntry& e : scenario.queries[q].requests) {
       if (e.count == 0) continue;
       auto url = parse_url("https://" + e.host + e.path);  // valid: the loader checked it
-      cursors.push_back({q, &e, std::make_shared<const UrlParts>(std::move(*url))});
+      EntryCursor cursor;
+      cursor.query = q;
+      cursor.entry = &e;
+      cursor.url = std::make_shared<const UrlParts>(std::move(*url));
+      cursors.push_back(std::move(cursor));
     }
   }
   const MemoryGuard memory;
@@ -137,6 +145,11 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
     EntryCursor& cur = cursors[c];
     const QuerySpec& query = scenario.queries[cur.query];
     if (aborted[cur.query]) return;
+    if (!cur.resolved) {
+      cur.host = recorder.host_index(cur.entry->host);
+      cur.route = checker.route(cur.query, cur.entry->host);
+      cur.resolved = true;
+    }
     // Requests due at the same instant are issued together.
     do {
       Request request;
@@ -147,8 +160,8 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
         request.headers.emplace_back("X-Client-Address", query.address);
       }
       const std::uint64_t tag = recorder.issued(static_cast<std::uint32_t>(cur.query), query.name,
-                                                cur.entry->host, cur.entry->path);
-      checker.issued(tag, cur.query, cur.entry->host, clock.now());
+                                                cur.host, cur.entry->path);
+      checker.issued(tag, cur.route, clock.now());
       if ((tag & 0xffff) == 0xffff) memory.check(tag + 1);
       request.tag = tag;
       // Two words of capture: std::function keeps them without allocating. (A completion never
