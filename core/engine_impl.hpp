@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <queue>
+#include <random>
 #include <stdexcept>
 #include <unordered_map>
 #include <variant>
@@ -33,7 +34,8 @@ struct Engine::Impl {
   using Seq = detail::Seq;
   using QueueId = detail::QueueId;
 
-  Impl(Clock& c, Transport& t, EngineSettings s) : clock(c), transport(t), settings(std::move(s)) {}
+  Impl(Clock& c, Transport& t, EngineSettings s)
+      : clock(c), transport(t), settings(std::move(s)), jitter_rng(settings.jitter_seed) {}
 
   /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
   /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
@@ -132,7 +134,13 @@ struct Engine::Impl {
   static Instant hint_bound(const Entity& e, Instant now);
 
   /// The earliest instant the queue's head may start as far as pauses and intervals go.
-  static Instant eligible_at(const Queue& q, Instant now);
+  /// `learned` (when given) gets the part owed to pauses and learned intervals.
+  static Instant eligible_at(const Queue& q, Instant now, Instant* learned = nullptr);
+
+  /// Rules::jitter: the instant a wait for `learned` (a pause's end, or a learned interval's)
+  /// really ends: later by a seeded random fraction of the wait, drawn once per wait.
+  Instant jittered(Queue& q, Instant learned, Instant now);
+  std::mt19937_64 jitter_rng;
 
   /// Starts the queue's head if everything allows it now; otherwise places the queue where it
   /// waits.

@@ -198,20 +198,36 @@ Instant Engine::Impl::hint_bound(const Entity& e, Instant now) {
   return e.hint_steady > Duration::zero() ? e.last_start + e.hint_steady : kLongAgo;
 }
 
-Instant Engine::Impl::eligible_at(const Queue& q, Instant now) {
+Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned) {
   Instant at = kLongAgo;
+  Instant owed_to_learning = kLongAgo;
   for (const Constraint& c : q.constraints) {
-    at = std::max(at, c.entity->paused_until);
-    at = std::max(at, hint_bound(*c.entity, now));
+    owed_to_learning = std::max(owed_to_learning, c.entity->paused_until);
     if (c.entity->learned > Duration::zero())
-      at = std::max(at, c.entity->last_start + c.entity->learned);
+      owed_to_learning = std::max(owed_to_learning, c.entity->last_start + c.entity->learned);
+    at = std::max(at, hint_bound(*c.entity, now));
     if (c.rate) at = std::max(at, c.rate->last_start + c.interval);
   }
-  return at;
+  if (learned) *learned = owed_to_learning;
+  return std::max(at, owed_to_learning);
+}
+
+Instant Engine::Impl::jittered(Queue& q, Instant learned, Instant now) {
+  // One draw per wait: while the instant it waits for stays the same, so does its delay.
+  if (q.jitter_base != learned) {
+    q.jitter_base = learned;
+    const double fraction = static_cast<double>(jitter_rng() >> 11) * 0x1.0p-53;  // [0, 1)
+    q.jitter_until =
+        learned + Duration{std::llround(fraction * static_cast<double>((learned - now).count()))};
+  }
+  return q.jitter_until;
 }
 
 bool Engine::Impl::try_start(Queue& q, Instant now) {
-  if (Instant at = eligible_at(q, now); at > now) {
+  Instant learned = kLongAgo;
+  Instant at = eligible_at(q, now, &learned);
+  if (settings.rules.jitter && learned > now) at = std::max(at, jittered(q, learned, now));
+  if (at > now) {
     q.placement = Placement::timed;
     timed.push({at, ++timed_order, q.id, ++q.version});
     return false;

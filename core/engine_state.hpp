@@ -101,8 +101,10 @@ struct Queue {
   Placement placement = Placement::none;
   Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`
   Gate* parked_on = nullptr;
-  Gate* woken_by = nullptr;   ///< the gate whose room woke it, to pass that room on if unused
-  std::uint64_t version = 0;  ///< invalidates stale timed entries
+  Gate* woken_by = nullptr;        ///< the gate whose room woke it, to pass that room on if unused
+  std::uint64_t version = 0;       ///< invalidates stale timed entries
+  Instant jitter_base = kLongAgo;  ///< the wait its jitter was drawn for (Rules::jitter)
+  Instant jitter_until = kLongAgo;
   /// Released (no request holds it) but kept for reuse; its place in the engine's idle list.
   std::optional<std::pmr::list<QueueId>::iterator> idle;
 };

@@ -28,6 +28,10 @@ struct Rules {
   bool decay_on_success = true;
   /// A retried request keeps its original place in line (else it queues at the back).
   bool retry_keeps_place = true;
+  /// Off by default (the seed's behaviour). A start released by a pause or a learned interval is
+  /// delayed by a seeded random fraction of that wait ("full jitter"), so that clients refused
+  /// together do not all come back at the same instant.
+  bool jitter = false;
 };
 
 /// The engine's configuration, shared by every query run on it.
@@ -55,6 +59,8 @@ struct EngineSettings {
   /// quota lasts until its reset. Off by default: hints are a draft, and a server's hint is about
   /// one client while the engine's host state is shared by every query.
   bool hints = false;
+  /// Seeds the draws of Rules::jitter (runs are reproducible for a seed).
+  std::uint64_t jitter_seed = 0;
   Rules rules;
 };
 
