@@ -4,6 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <cstdio>
+#include <deque>
 #include <ostream>
 #include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 
@@ -19,20 +20,34 @@ namespace {
 class LiveWorld final : public sim::World {
  public:
   LiveWorld(const sim::Scenario& scenario, mock::MockServers& servers, std::ostream* progress)
-      : clock_(io_),
-        transport_(clock_, scenario.client.timeout,
-                   [&servers](std::string_view authority)
-                       -> std::optional<asio_binding::BeastTransport::Endpoint> {
-                     auto it = servers.ports().find(std::string(authority));
-                     if (it == servers.ports().end()) return std::nullopt;
-                     return asio_binding::BeastTransport::Endpoint(
-                         boost::asio::ip::make_address(servers.bind_address()),
-                         static_cast<unsigned short>(it->second));
-                   }),
-        progress_(progress) {}
+      : clock_(io_), servers_(servers), crowds_(scenario.crowds), progress_(progress) {}
 
   Clock& clock() override { return clock_; }
-  Transport& transport() override { return transport_; }
+
+  /// A client's own HTTP client. In a crowd each client connects from an address of its own on
+  /// the loopback range (127.1.1.1, 127.1.1.2, ...), so the servers see distinct connections,
+  /// and its identity (headers, and the address the scenario gives it) goes with each request.
+  Transport& transport(const sim::ClientIdentity& client, Duration timeout) override {
+    asio_binding::BeastTransport& t = transports_.emplace_back(
+        clock_, timeout,
+        [this](
+            std::string_view authority) -> std::optional<asio_binding::BeastTransport::Endpoint> {
+          auto it = servers_.ports().find(std::string(authority));
+          if (it == servers_.ports().end()) return std::nullopt;
+          return asio_binding::BeastTransport::Endpoint(
+              boost::asio::ip::make_address(servers_.bind_address()),
+              static_cast<unsigned short>(it->second));
+        });
+    Headers identity = client.headers;
+    if (!client.address.empty()) identity.emplace_back("X-Client-Address", client.address);
+    t.set_identity(std::move(identity));
+    if (crowds_) {
+      const std::uint64_t n = transports_.size() - 1;
+      t.set_local_address(boost::asio::ip::make_address_v4(static_cast<std::uint32_t>(
+          (127u << 24) | ((1 + n / 62500) << 16) | ((1 + n / 250 % 250) << 8) | (1 + n % 250))));
+    }
+    return t;
+  }
 
   void run(Instant until, const std::function<bool()>& finished) override {
     const auto deadline =
@@ -55,12 +70,18 @@ class LiveWorld final : public sim::World {
   }
 
   void settle() override { io_.poll(); }
-  std::uint64_t attempts_carried() const override { return transport_.attempts_sent(); }
+  std::uint64_t attempts_carried() const override {
+    std::uint64_t sent = 0;
+    for (const auto& t : transports_) sent += t.attempts_sent();
+    return sent;
+  }
 
  private:
   boost::asio::io_context io_;
   asio_binding::AsioClock clock_;
-  asio_binding::BeastTransport transport_;
+  mock::MockServers& servers_;
+  bool crowds_;
+  std::deque<asio_binding::BeastTransport> transports_;  // one per client, kept in place
   std::ostream* progress_;
 };
 

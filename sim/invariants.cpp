@@ -10,26 +10,36 @@ namespace {
 std::string at_text(Instant at) { return "t=" + std::to_string(to_seconds(at)); }
 }  // namespace
 
-InvariantChecker::InvariantChecker(const Scenario& scenario, bool paced)
-    : scenario_(scenario), paced_(paced) {}
+InvariantChecker::InvariantChecker(const Scenario& scenario) : scenario_(scenario) {}
+
+InvariantChecker::InvariantChecker(const Scenario& scenario, bool paced) : scenario_(scenario) {
+  add_client(scenario.client, paced);
+}
+
+std::uint32_t InvariantChecker::add_client(const ClientSpec& spec, bool paced) {
+  ClientChecks& c = clients_.emplace_back();
+  c.spec = &spec;
+  c.paced = paced;
+  return static_cast<std::uint32_t>(clients_.size() - 1);
+}
 
 void InvariantChecker::violation(std::string what) {
   ++violations_seen_;
   if (violations_.size() < 20) violations_.push_back(std::move(what));
 }
 
-InvariantChecker::Route InvariantChecker::route(std::size_t query, const std::string& host) {
+InvariantChecker::Route InvariantChecker::route(std::size_t query, const std::string& host,
+                                                std::uint32_t client) {
   Route r;
   r.query = query;
   auto h = hosts_.find(host);
   if (h == hosts_.end()) h = hosts_.emplace(host, HostCount{host}).first;
   r.host = &h->second;  // map nodes stay put
-  auto& of_query = limits_[query];
-  auto it = of_query.find(host);
-  const bool fresh = it == of_query.end();
-  if (fresh) it = of_query.emplace(host, Limits{}).first;
+  ClientChecks& c = clients_.at(client);
+  r.client = &c;
+  auto [it, fresh] = c.limits.try_emplace({query, host});
   r.limits = &it->second;
-  if (fresh && paced_) resolve_limits_for(it->second, query, host);
+  if (fresh && c.paced) resolve_limits_for(c, it->second, query, host);
   return r;
 }
 
@@ -46,11 +56,13 @@ void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at)
   r.arrived = at;
   r.host = route.host;
   r.limits = route.limits;
+  r.client = route.client;
 }
 
-void InvariantChecker::resolve_limits_for(Limits& l, std::size_t query, const std::string& host) {
+void InvariantChecker::resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
+                                          const std::string& host) {
   const RequestContext& ctx = *scenario_.queries[query].context;
-  const EngineSettings& engine = scenario_.client.engine;
+  const EngineSettings& engine = client.spec->engine;
   auto url = parse_url("https://" + host + "/");
   if (!url) return;
   auto resolved = resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits, ctx.in_flight,
@@ -59,10 +71,10 @@ void InvariantChecker::resolve_limits_for(Limits& l, std::size_t query, const st
   if (!e) return;
   l.valid = true;
   auto part = [&](const EffectiveLimits::Part& p, const std::string& counter) {
-    Part out{p.key, p.cap, p.interval, &in_flight_[counter], nullptr, &pauses_[p.key]};
+    Part out{p.key, p.cap, p.interval, &client.in_flight[counter], nullptr, &client.pauses[p.key]};
     if (p.interval > Duration::zero()) {
-      auto [slot, added] =
-          last_start_.try_emplace(p.key + "|" + std::to_string(p.interval.count()), Instant::min());
+      auto [slot, added] = client.last_start.try_emplace(
+          p.key + "|" + std::to_string(p.interval.count()), Instant::min());
       out.last_start = &slot->second;
     }
     return out;
@@ -99,7 +111,7 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
   ++h.starts;
   h.peak = std::max(h.peak, ++h.in_flight);
 
-  if (!paced_ || !r.limits->valid) return;
+  if (!r.client->paced || !r.limits->valid) return;
   for (const Part& p : r.limits->parts) {
     std::size_t n = ++*p.in_flight;
     if (p.cap && n > *p.cap) {
@@ -137,15 +149,15 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
   --r.host->in_flight;
   if (r.completed) {
     // Its request completed first (an abandoned attempt): nothing more of it is checked.
-    if (paced_ && r.limits->valid) {
+    if (r.client->paced && r.limits->valid) {
       for (const Part& p : r.limits->parts) --*p.in_flight;
     }
     requests_.erase(tag);
     return;
   }
 
-  if (!paced_ || !r.limits->valid) return;
-  const Rules& rules = scenario_.client.engine.rules;
+  if (!r.client->paced || !r.limits->valid) return;
+  const Rules& rules = r.client->spec->engine.rules;
   // With learning after release switched off, the refused request's place may go to another
   // start at the very instant of the refusal, before the pause is learned: pauses are checked
   // only under the design's rules.
@@ -169,11 +181,13 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
 void InvariantChecker::invalidated(std::optional<std::string> authority) {
   // Entries stay (parts point at them). A host's invalidation forgets the pauses its refusals
   // set, on itself and on its groups.
-  for (auto& [key, by_host] : pauses_) {
-    if (authority)
-      by_host.erase(*authority);
-    else
-      by_host.clear();
+  for (ClientChecks& client : clients_) {
+    for (auto& [key, by_host] : client.pauses) {
+      if (authority)
+        by_host.erase(*authority);
+      else
+        by_host.clear();
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 // the attempts and with its own `in_flight` series. For the paced strategy (the core):
 // in-flight caps, rate spacing and no start during a pause.
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,12 +23,18 @@ namespace pacing::sim {
 
 class InvariantChecker final : public RunWatcher {
  public:
-  /// Caps, spacing and pauses are checked when `paced` (the throttle strategy).
+  /// Without clients: add_client() each of them, in order.
+  explicit InvariantChecker(const Scenario& scenario);
+  /// With one client (0) of the scenario's `client` settings; caps, spacing and pauses are
+  /// checked when `paced` (the throttle strategy).
   InvariantChecker(const Scenario& scenario, bool paced);
+  /// The next client (0, 1, ...), with its settings; caps, spacing and pauses are checked for it
+  /// when `paced`. Each client has its own engine: its own caps, spacing and pauses.
+  std::uint32_t add_client(const ClientSpec& spec, bool paced);
 
   class Route;
-  /// What the requests of `query` for `host` are held to, found once (for issued()).
-  Route route(std::size_t query, const std::string& host);
+  /// What the requests of `client`'s copy of `query` for `host` are held to, found once.
+  Route route(std::size_t query, const std::string& host, std::uint32_t client = 0);
   /// A request on `route` got `tag`; it arrived `at`.
   void issued(std::uint64_t tag, const Route& route, Instant at);
   /// The same, finding the route (for callers that issue a request or two).
@@ -63,6 +70,15 @@ class InvariantChecker final : public RunWatcher {
     bool valid = false;
     std::vector<Part> parts;  // the host first, then its groups
   };
+  /// One client's engine as the checker follows it.
+  struct ClientChecks {
+    const ClientSpec* spec = nullptr;
+    bool paced = false;
+    std::map<std::pair<std::size_t, std::string>, Limits> limits;  // query, host
+    std::map<std::string, std::size_t> in_flight;
+    std::map<std::string, Instant> last_start;
+    std::map<std::string, std::map<std::string, Instant>> pauses;
+  };
   /// Every strategy's attempts, per host as the server sees them.
   struct HostCount {
     std::string name;
@@ -73,6 +89,7 @@ class InvariantChecker final : public RunWatcher {
   /// One request as the checker follows it.
   struct Tracked {
     Limits* limits = nullptr;
+    ClientChecks* client = nullptr;
     std::size_t query = 0;
     HostCount* host = nullptr;
     Instant arrived{};
@@ -82,19 +99,17 @@ class InvariantChecker final : public RunWatcher {
   };
   void violation(std::string what);
   void check_result(const Json& result, std::uint64_t carried);
-  void resolve_limits_for(Limits& l, std::size_t query, const std::string& host);
+  void resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
+                          const std::string& host);
 
   const Scenario& scenario_;
-  bool paced_;
+  std::deque<ClientChecks> clients_;  // a deque keeps each where routes point at it
   /// The requests not finished yet, by tag (a completed one is forgotten once no attempt of it
   /// is open: memory follows what is open).
   IdMap<Tracked> requests_;
   std::map<std::string, HostCount, std::less<>> hosts_;
   std::uint64_t sent_total_ = 0;
-  std::map<std::size_t, std::map<std::string, Limits, std::less<>>> limits_;  // query, host
-  std::map<std::string, std::size_t> in_flight_;
-  std::map<std::string, Instant> last_start_;
-  std::map<std::string, std::map<std::string, Instant>> pauses_;
+
   std::vector<std::string> violations_;
   std::size_t violations_seen_ = 0;
 };
@@ -108,6 +123,7 @@ class InvariantChecker::Route {
   friend class InvariantChecker;
   std::size_t query = 0;
   Limits* limits = nullptr;
+  ClientChecks* client = nullptr;
   HostCount* host = nullptr;
 };
 

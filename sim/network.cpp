@@ -1,5 +1,7 @@
 #include "sim/network.hpp"
 
+#include <algorithm>
+
 namespace pacing::sim {
 
 ModelRequest model_request(std::string method, std::string target, const Headers& headers,
@@ -17,25 +19,37 @@ ModelRequest model_request(std::string method, std::string target, const Headers
   return r;
 }
 
-SimNetwork::SimNetwork(Scheduler& clock, Rng& rng, Duration timeout)
-    : clock_(clock), rng_(rng), timeout_(timeout) {}
+SimNetwork::SimNetwork(Scheduler& clock, Rng& rng) : clock_(clock), rng_(rng) {}
+
+SimNetwork::Link& SimNetwork::link(Duration timeout, std::string address, Headers headers) {
+  auto lane = std::find_if(lanes_.begin(), lanes_.end(),
+                           [&](const Link::Lane& l) { return l.timeout == timeout; });
+  if (lane == lanes_.end()) {
+    lanes_.emplace_back();
+    lanes_.back().timeout = timeout;
+    lane = std::prev(lanes_.end());
+  }
+  return links_.emplace_back(Link(*this, &*lane, std::move(address), std::move(headers)));
+}
 
 void SimNetwork::add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
                             Distribution latency, double failure_probability) {
   servers_[authority] = Server{std::move(host), latency, failure_probability};
 }
 
-void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
+void SimNetwork::send(const Link& link, const Attempt& attempt,
+                      Transport::SettledHandler on_settled) {
   const std::uint64_t id = attempt.id;
   ++carried_;
   Open& open = open_[id];
   open.on_settled = std::move(on_settled);
   const Instant now = clock_.now();
-  if (timeout_ > Duration::zero()) {
-    deadlines_.emplace_back(now + timeout_, id);
-    if (!timeout_timer_armed_) {
-      timeout_timer_armed_ = true;
-      clock_.schedule(now + timeout_, [this] { expire_timeouts(); });
+  Link::Lane& lane = *link.lane_;
+  if (lane.timeout > Duration::zero()) {
+    lane.deadlines.emplace_back(now + lane.timeout, id);
+    if (!lane.armed) {
+      lane.armed = true;
+      clock_.schedule(now + lane.timeout, [this, &lane] { expire_timeouts(lane); });
     }
   }
   auto it = servers_.find(attempt.authority);
@@ -50,10 +64,19 @@ void SimNetwork::send(const Attempt& attempt, SettledHandler on_settled) {
     fail_later(id, now + open.one_way, "connection reset");
     return;
   }
-  const std::uint32_t slot =
-      transit_.put({server.host.get(), id,
-                    model_request(attempt.request_data->method, std::string(attempt.target),
-                                  attempt.request_data->headers, kDefaultClientAddress)});
+  const std::string_view address =
+      link.address_.empty() ? kDefaultClientAddress : std::string_view(link.address_);
+  ModelRequest request;
+  if (link.headers_.empty()) {
+    request = model_request(attempt.request_data->method, std::string(attempt.target),
+                            attempt.request_data->headers, address);
+  } else {  // a crowd's client: its identity goes with the request's own headers
+    Headers headers = attempt.request_data->headers;
+    headers.insert(headers.end(), link.headers_.begin(), link.headers_.end());
+    request =
+        model_request(attempt.request_data->method, std::string(attempt.target), headers, address);
+  }
+  const std::uint32_t slot = transit_.put({server.host.get(), id, std::move(request)});
   clock_.schedule(now + open.one_way, [this, slot] { arrive(slot); });
 }
 
@@ -98,27 +121,27 @@ void SimNetwork::abandon(std::uint64_t attempt_id) {
   open_.erase(attempt_id);  // its deadline entry is skipped when it comes
 }
 
-void SimNetwork::expire_timeouts() {
-  timeout_timer_armed_ = false;
+void SimNetwork::expire_timeouts(Link::Lane& lane) {
+  lane.armed = false;
   const Instant now = clock_.now();
-  while (!deadlines_.empty() && deadlines_.front().first <= now) {
-    const std::uint64_t id = deadlines_.front().second;
-    deadlines_.pop_front();
+  while (!lane.deadlines.empty() && lane.deadlines.front().first <= now) {
+    const std::uint64_t id = lane.deadlines.front().second;
+    lane.deadlines.pop_front();
     AttemptResult r;
     r.kind = AttemptResult::Kind::timeout;
     r.error = "timeout";
     settle(id, std::move(r));  // nothing when it settled already
   }
-  if (!deadlines_.empty()) {
-    timeout_timer_armed_ = true;
-    clock_.schedule(deadlines_.front().first, [this] { expire_timeouts(); });
+  if (!lane.deadlines.empty()) {
+    lane.armed = true;
+    clock_.schedule(lane.deadlines.front().first, [this, &lane] { expire_timeouts(lane); });
   }
 }
 
 void SimNetwork::settle(std::uint64_t attempt_id, AttemptResult result) {
   Open* open = open_.find(attempt_id);
   if (!open) return;  // timed out, abandoned, or already settled
-  SettledHandler handler = std::move(open->on_settled);
+  Transport::SettledHandler handler = std::move(open->on_settled);
   open_.erase(attempt_id);
   handler(std::move(result));
 }

@@ -18,18 +18,41 @@
 
 namespace pacing::sim {
 
-class SimNetwork final : public Transport {
+class SimNetwork {
  public:
-  /// `timeout` zero means none.
-  SimNetwork(Scheduler& clock, Rng& rng, Duration timeout);
+  /// One client's way into the network: its attempts carry its address and identity headers to
+  /// the servers, and each waits at most its timeout (zero: none).
+  class Link final : public Transport {
+   public:
+    void send(const Attempt& attempt, Transport::SettledHandler on_settled) override {
+      network_.send(*this, attempt, std::move(on_settled));
+    }
+    void abandon(std::uint64_t attempt_id) override { network_.abandon(attempt_id); }
+
+   private:
+    friend class SimNetwork;
+    struct Lane;
+    Link(SimNetwork& network, Lane* lane, std::string address, Headers headers)
+        : network_(network),
+          lane_(lane),
+          address_(std::move(address)),
+          headers_(std::move(headers)) {}
+    SimNetwork& network_;
+    Lane* lane_;           // the attempts with the same timeout, in the order they were sent
+    std::string address_;  // empty: the default address
+    Headers headers_;
+  };
+
+  SimNetwork(Scheduler& clock, Rng& rng);
 
   /// Serves `authority` with `host`; each attempt takes one draw of `latency` (round trip, half
   /// each way) and fails with `failure_probability` as a network error.
   void add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
                   Distribution latency, double failure_probability);
+  /// A client's link (kept by the network): `address` (empty: the default) and `headers` go with
+  /// each of its attempts; `timeout` bounds each (zero: none).
+  Link& link(Duration timeout, std::string address = {}, Headers headers = {});
 
-  void send(const Attempt& attempt, SettledHandler on_settled) override;
-  void abandon(std::uint64_t attempt_id) override;
   /// Attempts sent through this network so far.
   std::uint64_t carried() const { return carried_; }
 
@@ -40,7 +63,7 @@ class SimNetwork final : public Transport {
     double failure_probability = 0;
   };
   struct Open {
-    SettledHandler on_settled;
+    Transport::SettledHandler on_settled;
     Duration one_way{0};   ///< this attempt's latency each way
     AttemptResult result;  ///< the answer on its way back
   };
@@ -58,27 +81,34 @@ class SimNetwork final : public Transport {
       return std::hash<std::string_view>()(key);
     }
   };
+  void send(const Link& link, const Attempt& attempt, Transport::SettledHandler on_settled);
+  void abandon(std::uint64_t attempt_id);
   // Scheduled callbacks capture at most two words ({this, id}), which std::function keeps without
   // allocating: the state they need lives in `open_` and `transit_`.
   void settle(std::uint64_t attempt_id, AttemptResult result);
   void arrive(std::uint32_t transit_slot);
   void respond(std::uint64_t attempt_id, const Reply& reply);
   void fail_later(std::uint64_t attempt_id, Instant at, std::string error);
-  /// Times out the attempts whose deadline has come, then waits for the next deadline.
-  void expire_timeouts();
+  /// Times out the lane's attempts whose deadline has come, then waits for its next deadline.
+  void expire_timeouts(Link::Lane& lane);
 
   Scheduler& clock_;
   Rng& rng_;
-  Duration timeout_;
   std::unordered_map<std::string, Server, KeyHash, std::equal_to<>> servers_;
   IdMap<Open> open_;
   SlotPool<InTransit> transit_;
-  // Every attempt has the same timeout, so deadlines come in the order attempts were sent: a
-  // FIFO and one timer replace a timer per attempt (which would crowd the event heap with
-  // cancelled entries, one per attempt, for a whole timeout).
-  std::deque<std::pair<Instant, std::uint64_t>> deadlines_;
-  bool timeout_timer_armed_ = false;
+  std::deque<Link::Lane> lanes_;
+  std::deque<Link> links_;
   std::uint64_t carried_ = 0;
+};
+
+/// Every attempt of one timeout: deadlines come in the order attempts were sent, so a FIFO and
+/// one timer replace a timer per attempt (which would crowd the event heap with cancelled
+/// entries, one per attempt, for a whole timeout).
+struct SimNetwork::Link::Lane {
+  Duration timeout{0};
+  std::deque<std::pair<Instant, std::uint64_t>> deadlines;
+  bool armed = false;
 };
 
 /// The address every simulated client has unless its query names another.

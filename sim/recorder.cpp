@@ -7,8 +7,18 @@
 
 namespace pacing::sim {
 
-Recorder::Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series)
-    : clock_(clock), inner_(inner), trace_(trace), series_(series) {}
+Recorder::Recorder(Clock& clock, std::ostream* trace, bool series)
+    : clock_(clock), trace_(trace), series_(series) {}
+
+Transport& Recorder::add_client(Transport& inner) {
+  return ports_.emplace_back(*this, static_cast<std::uint32_t>(ports_.size()), inner);
+}
+
+void Recorder::set_crowd(const std::vector<ClientIdentity>& clients,
+                         std::vector<std::string> populations) {
+  clients_ = &clients;
+  crowd_.emplace(clients, std::move(populations), series_);
+}
 
 std::uint32_t Recorder::host_index(const std::string& host) {
   auto [it, fresh] = host_index_.try_emplace(host, static_cast<std::uint32_t>(hosts_.size()));
@@ -20,9 +30,9 @@ std::uint32_t Recorder::host_index(const std::string& host) {
 }
 
 std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
-                               std::uint32_t host, const std::string& path) {
+                               std::uint32_t host, const std::string& path, std::uint32_t client) {
   const std::uint64_t tag = issued_++;
-  requests_.try_emplace(tag, RequestRecord{query, host, &query_name, &path, clock_.now()});
+  requests_.try_emplace(tag, RequestRecord{query, client, host, &query_name, &path, clock_.now()});
   ++open_requests_;
   HostStats& h = hosts_[host];
   ++h.open;
@@ -56,6 +66,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
       ++aborted_;
       break;
   }
+  if (crowd_) crowd_->completed(r.client, c.kind, r.attempts, r.arrived, now);
   HostStats& h = hosts_[r.host];
   --h.open;
   if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
@@ -82,7 +93,7 @@ void Recorder::update_host_series(HostStats& h, std::optional<Instant> at) {
   h.queued_series.set(now, static_cast<double>(h.open - h.in_flight));
 }
 
-void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
+void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandler on_settled) {
   const std::uint64_t tag = attempt.request_data->tag;
   RequestRecord& r = *requests_.find(tag);
   ++r.attempts;
@@ -93,12 +104,15 @@ void Recorder::send(const Attempt& attempt, SettledHandler on_settled) {
   ++h.in_flight;
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
   update_host_series(h, attempt.started_at);
-  open_attempts_[attempt.id] =
-      OpenAttempt{tag,          attempt.number, attempt.started_at, r.host,
+  const std::uint64_t id = world_id(port.client_, attempt.id);
+  open_attempts_[id] =
+      OpenAttempt{tag,          attempt.number, attempt.started_at, port.client_,         r.host,
                   r.query_name, r.path,         r.arrived,          std::move(on_settled)};
+  if (crowd_) crowd_->started(port.client_, t(attempt.started_at));
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
-  const std::uint64_t id = attempt.id;
-  inner_.send(attempt, [this, id](AttemptResult result) { settled(id, std::move(result)); });
+  Attempt onward = attempt;
+  onward.id = id;
+  port.inner_.send(onward, [this, id](AttemptResult result) { settled(id, std::move(result)); });
 }
 
 std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attempt_id) {
@@ -109,6 +123,7 @@ std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attem
   HostStats& h = hosts_[a.host];
   --h.in_flight;
   update_host_series(h);
+  if (crowd_) crowd_->ended(a.client, t(clock_.now()));
   return a;
 }
 
@@ -127,6 +142,7 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
       if (refusal) {
         ++h.refusals;
         ++refusals_;
+        if (crowd_) crowd_->refused(a->client, t(clock_.now()));
         if (series_ && (h.refusals - 1) % h.refusal_stride == 0) {
           h.refusal_points.emplace_back(
               t(clock_.now()), result.response.status,
@@ -149,18 +165,19 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
   a->handler(std::move(result));
 }
 
-void Recorder::abandon(std::uint64_t attempt_id) {
+void Recorder::abandon(Port& port, std::uint64_t engine_attempt_id) {
+  const std::uint64_t attempt_id = world_id(port.client_, engine_attempt_id);
   if (auto a = close_attempt(attempt_id)) {
     trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), nullptr, std::nullopt,
                "aborted");
     if (watcher_)
       watcher_->settled(a->tag, hosts_[a->host].name, clock_.now(), false, std::nullopt);
   }
-  inner_.abandon(attempt_id);
+  port.inner_.abandon(attempt_id);
 }
 
 Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
-  return RequestRecord{0, a.host, a.query_name, a.path, a.arrived};
+  return RequestRecord{0, a.client, a.host, a.query_name, a.path, a.arrived};
 }
 
 void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int number,
@@ -182,6 +199,7 @@ void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int numbe
   line["retry_after"] = nullptr;
   if (retry_after) line["retry_after"] = to_seconds(*retry_after);
   line["outcome"] = std::string(outcome);
+  if (clients_) line["client"] = (*clients_)[req.client].name;
   *trace_ << line.dump() << '\n';
 }
 
@@ -302,6 +320,10 @@ Json Recorder::result() const {
     return out;
   };
   Json out{{"summary", summary}, {"hosts", hosts}};
+  if (crowd_) {
+    out["clients"] = crowd_->to_json();
+    out["summary"]["fairness"] = crowd_->fairness();
+  }
   if (series_) {
     out["groups"] = entity_json(groups_, true);
     out["queues"] = entity_json(queues_, false);

@@ -4,6 +4,7 @@
 // transport, so it sees every strategy the same way.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -15,6 +16,7 @@
 #include "core/engine.hpp"
 #include "core/id_map.hpp"
 #include "core/transport.hpp"
+#include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
 #include "sim/latencies.hpp"
 #include "sim/step_series.hpp"
@@ -32,21 +34,23 @@ class RunWatcher {
   virtual void completed(std::uint64_t /*tag*/, const Completion& /*c*/) {}
 };
 
-class Recorder final : public Transport, public EngineObserver {
+class Recorder final : public EngineObserver {
  public:
-  /// `trace` may be null (no trace). `inner` carries the attempts. Without `series` the recorder
-  /// keeps counts only (faster; result() then has no series).
-  Recorder(Clock& clock, Transport& inner, std::ostream* trace, bool series = true);
+  /// `trace` may be null (no trace). Without `series` the recorder keeps counts only (faster;
+  /// result() then has no series).
+  Recorder(Clock& clock, std::ostream* trace, bool series = true);
+
+  /// The next client (0, 1, ...), whose attempts `inner` carries. Returns the transport its
+  /// strategy sends through: the recorder sees every attempt of every client on its way.
+  Transport& add_client(Transport& inner);
+  /// A crowd: the trace names each attempt's client, and result() gains per-population figures.
+  void set_crowd(const std::vector<ClientIdentity>& clients, std::vector<std::string> populations);
 
   /// The index of `host` among the recorded hosts (found once, for issued()).
   std::uint32_t host_index(const std::string& host);
-  /// A request issued by the workload now; returns its tag (put it in Request::tag).
+  /// A request issued by the workload now, by `client`; returns its tag (put it in Request::tag).
   std::uint64_t issued(std::uint32_t query, const std::string& query_name, std::uint32_t host,
-                       const std::string& path);
-  std::uint64_t issued(std::uint32_t query, const std::string& query_name, const std::string& host,
-                       const std::string& path) {
-    return issued(query, query_name, host_index(host), path);
-  }
+                       const std::string& path, std::uint32_t client = 0);
   /// The strategy completed the request.
   void completed(std::uint64_t tag, const Completion& c);
   /// Ends the run at `end`: attempts still open are traced as aborted.
@@ -58,9 +62,6 @@ class Recorder final : public Transport, public EngineObserver {
   /// Requests issued but not completed.
   std::size_t open_requests() const { return open_requests_; }
 
-  void send(const Attempt& attempt, SettledHandler on_settled) override;
-  void abandon(std::uint64_t attempt_id) override;
-
   void on_entity(const EntityState& e) override;
   void on_queue(const QueueState& q) override;
   /// Counts only feed the series: without them, only learned state is heard.
@@ -71,6 +72,7 @@ class Recorder final : public Transport, public EngineObserver {
   /// follows what is open, not what was issued).
   struct RequestRecord {
     std::uint32_t query;
+    std::uint32_t client;
     std::uint32_t host;
     const std::string* query_name;
     const std::string* path;
@@ -100,17 +102,41 @@ class Recorder final : public Transport, public EngineObserver {
     std::uint64_t tag;
     int number;
     Instant sent;
+    std::uint32_t client;
     std::uint32_t host;
     const std::string* query_name;
     const std::string* path;
     Instant arrived;
     /// The strategy's handler, kept here so the callback given to the inner transport holds
     /// only {this, id} (std::function stores that without allocating).
-    SettledHandler handler;
+    Transport::SettledHandler handler;
   };
   struct EntitySeries {
     StepSeries in_flight{true}, queued{true}, interval, paused_until;
   };
+
+  /// What one client's strategy sends through.
+  class Port final : public Transport {
+   public:
+    Port(Recorder& recorder, std::uint32_t client, Transport& inner)
+        : recorder_(recorder), client_(client), inner_(inner) {}
+    void send(const Attempt& attempt, Transport::SettledHandler on_settled) override {
+      recorder_.send(*this, attempt, std::move(on_settled));
+    }
+    void abandon(std::uint64_t attempt_id) override { recorder_.abandon(*this, attempt_id); }
+
+   private:
+    friend class Recorder;
+    Recorder& recorder_;
+    std::uint32_t client_;
+    Transport& inner_;
+  };
+  /// Attempt ids are each engine's own: the world sees them made unique by client.
+  static std::uint64_t world_id(std::uint32_t client, std::uint64_t attempt_id) {
+    return (static_cast<std::uint64_t>(client) << 40) | attempt_id;
+  }
+  void send(Port& port, const Attempt& attempt, Transport::SettledHandler on_settled);
+  void abandon(Port& port, std::uint64_t attempt_id);
 
   double t(Instant at) const { return to_seconds(at); }
   /// Steps the host's in-flight and queued series at `at` (by default, now).
@@ -126,7 +152,9 @@ class Recorder final : public Transport, public EngineObserver {
   static RequestRecord request_of(const OpenAttempt& a);
 
   Clock& clock_;
-  Transport& inner_;
+  std::deque<Port> ports_;  // a deque keeps each port where strategies point at it
+  const std::vector<ClientIdentity>* clients_ = nullptr;  // set for crowds
+  std::optional<CrowdStats> crowd_;
   std::ostream* trace_;
   bool series_;
   RunWatcher* watcher_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -23,11 +24,13 @@ std::optional<std::chrono::system_clock::time_point> parse_epoch(const std::stri
   // RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SSZ
   int y, mo, d, h, mi, sec, used = 0;
   if (text.size() != 20 ||
-      std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+      std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &used) !=
+          6 ||
       used != 20) {
     return std::nullopt;
   }
-  std::chrono::year_month_day date{std::chrono::year{y}, std::chrono::month{static_cast<unsigned>(mo)},
+  std::chrono::year_month_day date{std::chrono::year{y},
+                                   std::chrono::month{static_cast<unsigned>(mo)},
                                    std::chrono::day{static_cast<unsigned>(d)}};
   // Years the clocks hold with room to spare: an HTTP-date or a quota boundary counted from the
   // epoch must not overflow.
@@ -98,7 +101,8 @@ Headers read_headers(ObjectReader& parent, std::string_view key) {
     auto v = r.string(name);
     if (!v) continue;
     if (!is_token(name)) {
-      parent.defects().add(r.pointer(name), "\"" + name + "\" is not a header field name (a token)");
+      parent.defects().add(r.pointer(name),
+                           "\"" + name + "\" is not a header field name (a token)");
     } else if (!is_field_value(*v)) {
       parent.defects().add(r.pointer(name), "a header value cannot hold CR, LF or other controls");
     } else {
@@ -122,14 +126,18 @@ void read_rules(ObjectReader& client, Rules& rules) {
   flag("doubleOnRefusal", rules.double_on_refusal);
   flag("decayOnSuccess", rules.decay_on_success);
   flag("retryKeepsPlace", rules.retry_keeps_place);
+  flag("jitter", rules.jitter);
   r.finish();
 }
 
-ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d) {
+/// A client's settings; `also` names the other fields the object may hold (a population's).
+ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
+                       std::initializer_list<std::string_view> also = {}) {
   ClientSpec c;
   if (!node) return c;
   ObjectReader r(*node, pointer, d);
   if (!r.ok()) return c;
+  for (std::string_view key : also) r.skip(key);
   if (auto s = r.string("strategy")) {
     if (std::find(strategy_names().begin(), strategy_names().end(), *s) == strategy_names().end()) {
       d.add(r.pointer("strategy"), "unknown strategy \"" + *s + "\" (throttle, comunica, unpaced)");
@@ -147,8 +155,10 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d)
   }
   if (auto v = r.seconds("timeout")) c.timeout = *v;
   if (auto v = r.string("userAgent")) {
-    if (is_field_value(*v)) e.user_agent = *v;
-    else d.add(r.pointer("userAgent"), "a header value cannot hold CR, LF or other controls");
+    if (is_field_value(*v))
+      e.user_agent = *v;
+    else
+      d.add(r.pointer("userAgent"), "a header value cannot hold CR, LF or other controls");
   }
   if (auto v = r.boolean("browser")) e.browser = *v;
   if (auto v = r.boolean("hints")) e.hints = *v;
@@ -157,7 +167,8 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d)
   if (auto v = r.number("decay", 1e-9, 1)) e.decay = *v;
   if (auto v = r.seconds("maxRetryAfter")) e.max_retry_after = *v;
   if (e.initial_interval <= Duration::zero()) d.add(r.pointer("initialInterval"), "must be > 0");
-  if (e.max_interval < e.initial_interval) d.add(r.pointer("maxInterval"), "must be >= initialInterval");
+  if (e.max_interval < e.initial_interval)
+    d.add(r.pointer("maxInterval"), "must be >= initialInterval");
   read_rules(r, e.rules);
   if (const Json* j = r.raw("comunica")) {
     ObjectReader cr(*j, r.pointer("comunica"), d);
@@ -169,6 +180,91 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d)
   }
   r.finish();
   return c;
+}
+
+std::optional<StartSpec> read_start(const Json& node, const std::string& pointer, Defects& d) {
+  StartSpec start;
+  if (node.is_number()) {
+    const double v = node.get<double>();
+    if (!(v >= 0 && v <= 1e9)) {
+      d.add(pointer, "must be seconds >= 0, or {\"uniform\": [a, b]}");
+      return std::nullopt;
+    }
+    start.at = Duration{std::llround(v * 1e6)};
+    return start;
+  }
+  ObjectReader r(node, pointer, d);
+  if (!r.ok()) return std::nullopt;
+  const Json* range = r.raw("uniform");
+  r.finish();
+  if (!range || !range->is_array() || range->size() != 2 || !(*range)[0].is_number() ||
+      !(*range)[1].is_number()) {
+    d.add(pointer, "must be seconds >= 0, or {\"uniform\": [a, b]}");
+    return std::nullopt;
+  }
+  const double a = (*range)[0].get<double>(), b = (*range)[1].get<double>();
+  if (!(a >= 0 && b >= a && b <= 1e9)) {
+    d.add(r.pointer("uniform"), "needs 0 <= a <= b");
+    return std::nullopt;
+  }
+  start.uniform = {Duration{std::llround(a * 1e6)}, Duration{std::llround(b * 1e6)}};
+  return start;
+}
+
+/// `clients`: populations of clients, each a client's settings with a name, a count, a start,
+/// and templates for the address and headers each client sends.
+void read_populations(ObjectReader& top, Scenario& s, Defects& d) {
+  const Json* list = top.raw("clients");
+  if (!list) return;
+  if (!list->is_array()) {
+    d.add(top.pointer("clients"), "must be an array of populations");
+    return;
+  }
+  s.crowds = true;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string pointer = top.pointer("clients") + "/" + std::to_string(i);
+    const Json& node = (*list)[i];
+    Population p;
+    p.client = read_client(&node, pointer, d, {"name", "count", "start", "address", "headers"});
+    ObjectReader r(node, pointer, d);
+    if (!r.ok()) continue;
+    if (auto v = r.string("name", true)) {
+      p.name = *v;
+      for (const Population& other : s.populations) {
+        if (other.name == *v)
+          d.add(r.pointer("name"), "another population is named \"" + *v + "\"");
+      }
+      if (!is_field_value(*v) || v->empty())
+        d.add(r.pointer("name"), "must be a name (no controls)");
+    }
+    if (auto v = r.integer("count", 1, 100'000)) p.count = static_cast<std::uint64_t>(*v);
+    if (const Json* start = r.raw("start")) {
+      if (auto parsed = read_start(*start, r.pointer("start"), d)) p.start = *parsed;
+    }
+    if (auto v = r.string("address")) {
+      if (!is_field_value(*v))
+        d.add(r.pointer("address"), "an address cannot hold CR, LF or controls");
+      else if (auto t = IndexTemplate::parse(*v, r.pointer("address"), d))
+        p.address = *t;
+    }
+    if (const Json* headers = r.raw("headers")) {
+      ObjectReader hr(*headers, r.pointer("headers"), d);
+      if (hr.ok()) {
+        for (const auto& [name, value] : headers->items()) {
+          auto text = hr.string(name);
+          if (!text) continue;
+          if (!is_token(name)) {
+            d.add(hr.pointer(name), "\"" + name + "\" is not a header field name (a token)");
+          } else if (!is_field_value(*text)) {
+            d.add(hr.pointer(name), "a header value cannot hold CR, LF or other controls");
+          } else if (auto t = IndexTemplate::parse(*text, hr.pointer(name), d)) {
+            p.headers.emplace_back(name, *t);
+          }
+        }
+      }
+    }
+    s.populations.push_back(std::move(p));
+  }
 }
 
 std::shared_ptr<const RequestContext> read_context(ObjectReader& query) {
@@ -209,12 +305,16 @@ RequestEntry read_entry(const Json& node, const std::string& pointer, Defects& d
       d.add(r.pointer("host"), "host \"" + *h + "\" is not declared in /servers");
   }
   if (auto p = r.string("path")) {
-    if (p->empty() || p->front() != '/') d.add(r.pointer("path"), "must start with /");
-    else e.path = *p;
+    if (p->empty() || p->front() != '/')
+      d.add(r.pointer("path"), "must start with /");
+    else
+      e.path = *p;
   }
   if (auto m = r.string("method")) {
-    if (is_token(*m)) e.method = *m;
-    else d.add(r.pointer("method"), "must be an HTTP method (a token: no spaces, CR or LF)");
+    if (is_token(*m))
+      e.method = *m;
+    else
+      d.add(r.pointer("method"), "must be an HTTP method (a token: no spaces, CR or LF)");
   }
   if (auto v = r.integer("count", 0, 100'000'000)) e.count = *v;
   if (auto v = r.seconds("at")) e.at = *v;
@@ -237,7 +337,8 @@ void for_each_element(ObjectReader& parent, std::string_view key, Fn fn) {
     parent.defects().add(parent.pointer(key), "must be an array");
     return;
   }
-  for (std::size_t i = 0; i < j->size(); ++i) fn((*j)[i], parent.pointer(key) + "/" + std::to_string(i));
+  for (std::size_t i = 0; i < j->size(); ++i)
+    fn((*j)[i], parent.pointer(key) + "/" + std::to_string(i));
 }
 
 }  // namespace
@@ -290,13 +391,16 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   if (!top.ok()) throw InputError(d.format(file.string()));
   if (auto v = top.string("name", true)) s.name = *v;
   if (auto v = top.string("description")) s.description = *v;
-  if (auto v = top.integer("seed", 0, std::numeric_limits<std::int64_t>::max())) s.seed = static_cast<std::uint64_t>(*v);
+  if (auto v = top.integer("seed", 0, std::numeric_limits<std::int64_t>::max()))
+    s.seed = static_cast<std::uint64_t>(*v);
   if (auto v = top.seconds("until")) s.until = *v;
   top.skip("$schema");
   s.epoch = std::chrono::sys_days{std::chrono::January / 1 / 2026};
   if (auto v = top.string("epoch")) {
-    if (auto t = parse_epoch(*v)) s.epoch = *t;
-    else d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z, in 1970-2200");
+    if (auto t = parse_epoch(*v))
+      s.epoch = *t;
+    else
+      d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z, in 1970-2200");
   }
 
   ModelEnv env{file.parent_path(), s.epoch};
@@ -327,13 +431,28 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
           ObjectReader fr(*fault, hr.pointer("fault"), d);
           if (auto kind = fr.string("kind", true)) {
             using Fault = Reply::Fault;
-            if (*kind == "reset") server.fault.kind = Fault::reset;
-            else if (*kind == "stall") server.fault.kind = Fault::stall;
-            else if (*kind == "malformed") server.fault.kind = Fault::malformed;
-            else d.add(fr.pointer("kind"), "must be reset, stall or malformed");
+            if (*kind == "reset")
+              server.fault.kind = Fault::reset;
+            else if (*kind == "stall")
+              server.fault.kind = Fault::stall;
+            else if (*kind == "malformed")
+              server.fault.kind = Fault::malformed;
+            else
+              d.add(fr.pointer("kind"), "must be reset, stall or malformed");
           }
           server.fault.probability = fr.number("probability", 0, 1).value_or(1.0);
           fr.finish();
+        }
+        if (const Json* capacity = hr.raw("capacity")) {
+          ObjectReader cr(*capacity, hr.pointer("capacity"), d);
+          if (auto v = cr.integer("workers", 1, 1'000'000, true))
+            server.capacity.workers = static_cast<std::size_t>(*v);
+          if (auto v = cr.integer("queue", 0, 1'000'000))
+            server.capacity.queue = static_cast<std::size_t>(*v);
+          if (auto v = cr.seconds("queue_timeout")) server.capacity.queue_timeout = *v;
+          if (auto v = cr.integer("status", 200, 599))
+            server.capacity.status = static_cast<int>(*v);
+          cr.finish();
         }
         make_model(spec, pointer, d, env, kServerHostKeys);
         if (const Json* paths = hr.raw("paths")) {
@@ -341,7 +460,8 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
           if (pr.ok()) {
             for (const auto& [prefix, model] : paths->items()) {
               pr.skip(prefix);
-              if (prefix.empty() || prefix[0] != '/') d.add(pr.pointer(prefix), "a path prefix must start with /");
+              if (prefix.empty() || prefix[0] != '/')
+                d.add(pr.pointer(prefix), "a path prefix must start with /");
               make_model(model, pr.pointer(prefix), d, env, {});
             }
           }
@@ -354,6 +474,8 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   }
 
   s.client = read_client(top.raw("client"), top.pointer("client"), d);
+  s.populations.push_back(Population{"client", 1, s.client, {}, {}, {}});
+  read_populations(top, s, d);
 
   std::set<std::string> query_names;
   for_each_element(top, "queries", [&](const Json& node, const std::string& pointer) {
@@ -365,9 +487,20 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
       if (!query_names.insert(*v).second) d.add(qr.pointer("name"), "duplicate query name");
     }
     if (auto v = qr.seconds("start")) q.start = *v;
+    if (auto v = qr.string("client")) {
+      auto named = std::find_if(s.populations.begin(), s.populations.end(),
+                                [&](const Population& p) { return p.name == *v; });
+      if (named == s.populations.end()) {
+        d.add(qr.pointer("client"), "no population named \"" + *v + "\" (see /clients)");
+      } else {
+        q.population = static_cast<std::size_t>(named - s.populations.begin());
+      }
+    }
     if (auto v = qr.string("address")) {
-      if (is_field_value(*v) && !v->empty()) q.address = *v;
-      else d.add(qr.pointer("address"), "must be an address (no CR, LF or other controls)");
+      if (is_field_value(*v) && !v->empty())
+        q.address = *v;
+      else
+        d.add(qr.pointer("address"), "must be an address (no CR, LF or other controls)");
     }
     q.context = read_context(qr);
     for_each_element(qr, "requests", [&](const Json& e, const std::string& ep) {

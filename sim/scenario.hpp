@@ -15,6 +15,7 @@
 
 #include "core/settings.hpp"
 #include "sim/json_input.hpp"
+#include "sim/populations.hpp"
 #include "sim/server_host.hpp"
 #include "sim/strategies/comunica.hpp"
 
@@ -34,6 +35,7 @@ struct RequestEntry {
 
 struct QuerySpec {
   std::string name;
+  std::size_t population = 0;  ///< the population whose clients each run a copy of it
   Duration start{0};
   std::string address = "127.0.0.1";  ///< the client's address as servers see it
   std::shared_ptr<const RequestContext> context;
@@ -47,7 +49,7 @@ struct EventSpec {
 };
 
 struct Expectation {
-  std::string metric;  ///< a JSON Pointer into result.json
+  std::string metric;                   ///< a JSON Pointer into result.json
   std::optional<std::string> strategy;  ///< holds only for runs of this strategy (default: any)
   std::optional<double> min;
   std::optional<double> max;
@@ -57,14 +59,25 @@ struct Expectation {
 /// The client: which strategy, and every setting of each strategy.
 struct ClientSpec {
   std::string strategy = "throttle";
-  EngineSettings engine;            ///< throttle
-  ComunicaSettings comunica;        ///< comunica
-  int unpaced_retries = 0;          ///< unpaced
+  EngineSettings engine;      ///< throttle
+  ComunicaSettings comunica;  ///< comunica
+  int unpaced_retries = 0;    ///< unpaced
   Duration timeout = std::chrono::seconds(30);
 };
 
+/// A population: `count` clients alike, each with its own engine and identity.
+struct Population {
+  std::string name;  ///< "client" for the scenario's `client`
+  std::uint64_t count = 1;
+  ClientSpec client;
+  StartSpec start;
+  IndexTemplate address;  ///< empty: the default address (or the query's)
+  std::vector<std::pair<std::string, IndexTemplate>> headers;
+};
+
 /// Keys of a server's object that belong to the hosting server, not to its model.
-inline const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure", "fault"};
+inline const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure", "fault",
+                                                   "capacity"};
 
 struct ServerSpec {
   Json spec;  ///< the model's object as written (validated), rebuilt for every run
@@ -72,6 +85,7 @@ struct ServerSpec {
   Distribution latency;
   double network_failure = 0;
   FaultSpec fault;
+  CapacitySpec capacity;  ///< server-wide: every client contends for it
 };
 
 struct Scenario {
@@ -83,6 +97,10 @@ struct Scenario {
   std::chrono::system_clock::time_point epoch;
   std::map<std::string, ServerSpec> servers;
   ClientSpec client;
+  /// [0] is `client` (a population of one); then the populations of `clients`.
+  std::vector<Population> populations;
+  /// The scenario names `clients`: traces then say which client sent each attempt.
+  bool crowds = false;
   std::vector<QuerySpec> queries;
   std::vector<EventSpec> events;
   std::vector<Expectation> expect;
@@ -100,7 +118,8 @@ void apply_sets(Json& document, const std::vector<std::string>& sets);
 
 /// Reads, overrides and validates a scenario. Throws InputError listing every defect as
 /// "FILE: /pointer: message".
-Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& sets = {});
+Scenario load_scenario(const std::filesystem::path& file,
+                       const std::vector<std::string>& sets = {});
 
 /// Validates an already parsed document (`file` names it in messages, and relative policy paths
 /// resolve against its folder).

@@ -8,8 +8,13 @@
 namespace pacing::sim {
 
 ServerHost::ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model,
-                       std::vector<Route> paths, FaultSpec fault)
-    : clock_(clock), rng_(rng), fault_(fault), model_(std::move(model)), paths_(std::move(paths)) {
+                       std::vector<Route> paths, FaultSpec fault, CapacitySpec capacity)
+    : clock_(clock),
+      rng_(rng),
+      fault_(fault),
+      model_(std::move(model)),
+      paths_(std::move(paths)),
+      capacity_(capacity) {
   std::stable_sort(paths_.begin(), paths_.end(), [](const Route& a, const Route& b) {
     return a.prefix.size() > b.prefix.size();
   });
@@ -23,6 +28,45 @@ ServerModel& ServerHost::model_for(const std::string& path) {
 }
 
 void ServerHost::handle(ModelRequest request, Respond respond) {
+  if (capacity_.workers == 0 || busy_ < capacity_.workers) {
+    if (capacity_.workers > 0) ++busy_;
+    admitted(std::move(request), std::move(respond));
+    return;
+  }
+  auto overloaded = [this] {
+    Reply r;
+    r.status = capacity_.status;
+    r.body = "Server overloaded";
+    return r;
+  };
+  if (line_.size() >= capacity_.queue) {
+    respond(overloaded());
+    return;
+  }
+  const std::uint64_t ticket = ++next_ticket_;
+  line_.push_back(InLine{ticket, std::move(request), std::move(respond)});
+  clock_.schedule(clock_.now() + capacity_.queue_timeout, [this, ticket, overloaded] {
+    auto it = std::find_if(line_.begin(), line_.end(),
+                           [ticket](const InLine& w) { return w.ticket == ticket; });
+    if (it == line_.end()) return;  // it got a worker meanwhile
+    Respond respond = std::move(it->respond);
+    line_.erase(it);
+    respond(overloaded());
+  });
+}
+
+void ServerHost::release_worker() {
+  if (capacity_.workers == 0) return;
+  if (line_.empty()) {
+    --busy_;
+    return;
+  }
+  InLine next = std::move(line_.front());  // the worker passes to the longest waiter
+  line_.pop_front();
+  admitted(std::move(next.request), std::move(next.respond));
+}
+
+void ServerHost::admitted(ModelRequest request, Respond respond) {
   ServerModel& model = model_for(request.path);
   request.id = ++next_id_;
   const std::uint64_t id = request.id;
@@ -71,6 +115,7 @@ void ServerHost::send_reply(std::uint32_t slot) {
   }
   s.respond(s.reply);
   admit(*s.model, s.model->finish(clock_.now(), s.id, rng_));
+  release_worker();
 }
 
 std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std::string& host,
@@ -88,8 +133,8 @@ std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std
     }
   }
   if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));
-  return std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes),
-                                      server.fault);
+  return std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes), server.fault,
+                                      server.capacity);
 }
 
 }  // namespace pacing::sim

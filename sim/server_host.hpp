@@ -4,6 +4,7 @@
 // time, so no model logic lives anywhere else.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,6 +24,18 @@ struct FaultSpec {
   double probability = 0;
 };
 
+/// A server-wide capacity, shared by every client and every path: at most `workers` requests in
+/// service at once (from admission until the answer's headers go out, a model's own waiting
+/// included); the rest wait in a line of at most `queue`, each at most `queue_timeout`, and are
+/// answered `status` (503) when the line is full or their wait runs out. A crowd contends for it
+/// even when every client keeps to the per-client limits of the model.
+struct CapacitySpec {
+  std::size_t workers = 0;  ///< 0: no server-wide capacity
+  std::size_t queue = 0;
+  Duration queue_timeout{0};
+  int status = 503;
+};
+
 /// A server: a model for its paths, longest prefix first, and one for the rest.
 class ServerHost {
  public:
@@ -34,15 +47,21 @@ class ServerHost {
   using Respond = std::function<void(const Reply&)>;
 
   ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths,
-             FaultSpec fault = {});
+             FaultSpec fault = {}, CapacitySpec capacity = {});
 
   /// A request arrives now.
   void handle(ModelRequest request, Respond respond);
+  /// Requests in service under the server-wide capacity, and waiting for it.
+  std::size_t busy() const { return busy_; }
   /// Requests admitted or waiting, not answered yet.
   std::size_t open() const { return waiting_.size() + serving_.size(); }
 
  private:
   ServerModel& model_for(const std::string& path);
+  /// Hands the request to its model (past the server-wide capacity, when there is one).
+  void admitted(ModelRequest request, Respond respond);
+  /// A worker of the capacity is free: the longest waiter takes it.
+  void release_worker();
   void serve(ServerModel& model, std::uint64_t id, Reply reply, Respond respond);
   /// The reply held in `slot` goes out now.
   void send_reply(std::uint32_t slot);
@@ -69,6 +88,15 @@ class ServerHost {
   };
   SlotPool<Serving> serving_;
   std::uint64_t next_id_ = 0;
+  CapacitySpec capacity_;
+  std::size_t busy_ = 0;
+  struct InLine {
+    std::uint64_t ticket;
+    ModelRequest request;
+    Respond respond;
+  };
+  std::deque<InLine> line_;  // waiting for a worker, oldest first
+  std::uint64_t next_ticket_ = 0;
 };
 
 struct Scenario;

@@ -7,6 +7,7 @@
 
 #include "core/clock.hpp"
 #include "core/transport.hpp"
+#include "sim/populations.hpp"
 
 namespace pacing::sim {
 
@@ -14,7 +15,10 @@ class World {
  public:
   virtual ~World() = default;
   virtual Clock& clock() = 0;
-  virtual Transport& transport() = 0;
+  /// The transport of one client (the world keeps it for the run): its attempts reach the
+  /// servers as from `client` (its address and identity headers), each waiting at most `timeout`
+  /// for its answer's headers (zero: no timeout).
+  virtual Transport& transport(const ClientIdentity& client, Duration timeout) = 0;
   /// Lets time pass, delivering callbacks, until `until`, or earlier once `finished()` holds (a
   /// world may ignore it and run to `until`, as the simulator does, since it costs it nothing).
   virtual void run(Instant until, const std::function<bool()>& finished) = 0;

@@ -94,16 +94,18 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
         id_(attempt.id),
         authority_(attempt.authority),
         timeout_(owner.timeout_),
+        local_(owner.local_),
         on_settled_(std::move(on_settled)) {}
 
   /// Builds the request (the attempt's data is valid during send() only; it was checked).
-  void build(const Attempt& attempt) {
+  void build(const Attempt& attempt, const Headers& identity) {
     const Request& r = *attempt.request_data;
     request_.method_string(r.method);
     request_.target(std::string(attempt.target));
     request_.version(11);
     request_.set(http::field::host, authority_);
     for (const auto& [name, value] : r.headers) request_.insert(name, value);
+    for (const auto& [name, value] : identity) request_.insert(name, value);
     if (!attempt.user_agent.empty()) {
       request_.set(http::field::user_agent,
                    beast::string_view(attempt.user_agent.data(), attempt.user_agent.size()));
@@ -188,6 +190,12 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
 
   void connect() {
     connection_ = std::make_shared<Connection>(io_);
+    if (local_) {
+      beast::error_code ec;
+      connection_->stream.socket().open(local_->is_v4() ? tcp::v4() : tcp::v6(), ec);
+      if (!ec) connection_->stream.socket().bind(tcp::endpoint(*local_, 0), ec);
+      if (ec) return fail_with(ec, "bind");
+    }
     if (auto pool = pool_.lock()) ++pool->opened;
     expire();
     connection_->stream.async_connect(
@@ -329,6 +337,7 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   std::uint64_t id_;
   std::string authority_;
   Duration timeout_;
+  std::optional<net::ip::address> local_;  // connect from it when set
   SettledHandler on_settled_;
   Endpoint endpoint_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
@@ -380,7 +389,7 @@ void BeastTransport::send(const Attempt& attempt, SettledHandler on_settled) {
   auto exchange = std::make_shared<Exchange>(*this, attempt, std::move(on_settled));
   open_.emplace(attempt.id, exchange);
   if (auto invalid = invalid_request(attempt)) return exchange->fail_soon(*invalid);
-  exchange->build(attempt);
+  exchange->build(attempt, identity_);
   auto endpoint = resolve_(attempt.authority);
   if (!endpoint) return exchange->fail_soon("no server for " + std::string(attempt.authority));
   // Started from the io_context, never from inside send().

@@ -38,6 +38,11 @@ class BeastTransport final : public Transport {
   /// Closes the attempt's connection (the server sees the client go away); it is never settled.
   void abandon(std::uint64_t attempt_id) override;
 
+  /// Header fields sent with every request besides its own (a crowd client's identity).
+  void set_identity(Headers headers) { identity_ = std::move(headers); }
+  /// Connect from this local address (a crowd client's own on the loopback range).
+  void set_local_address(boost::asio::ip::address address) { local_ = address; }
+
   /// Connections opened so far (to check keep-alive reuse).
   std::size_t connections_opened() const;
   /// Attempts sent so far.
@@ -57,6 +62,8 @@ class BeastTransport final : public Transport {
   std::shared_ptr<Pool> pool_;  // shared: a draining exchange may outlive the transport
   std::unordered_map<std::uint64_t, std::shared_ptr<Exchange>> open_;
   std::uint64_t attempts_sent_ = 0;
+  Headers identity_;
+  std::optional<boost::asio::ip::address> local_;
 };
 
 }  // namespace pacing::asio_binding

@@ -1,12 +1,11 @@
 #include "sim/experiments/sweep_plan.hpp"
 
-#include "sim/files.hpp"
-
 #include <algorithm>
 #include <fstream>
 #include <optional>
 
 #include "sim/experiments/objective.hpp"
+#include "sim/files.hpp"
 
 namespace pacing::experiments {
 
@@ -62,14 +61,17 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
     }
     extra.push_back(std::move(metric));
   }
-  std::vector<Metric> metrics = sweep_metrics();
-  metrics.insert(metrics.end(), extra.begin(), extra.end());
-  if (request.objective) parse_objective(*request.objective, metrics);
-
   Json document = original;
   sim::apply_sets(document, request.sets);
   const std::filesystem::path& file = request.scenario_file;
   const sim::Scenario base = sim::parse_scenario(document, file);
+  // A crowd's sweep has a column for fairness (Jain's index over the clients' goodput).
+  if (base.crowds && metric_index("fairness", extra) < 0) {
+    extra.push_back(Metric{"fairness", "/summary/fairness", ""});
+  }
+  std::vector<Metric> metrics = sweep_metrics();
+  metrics.insert(metrics.end(), extra.begin(), extra.end());
+  if (request.objective) parse_objective(*request.objective, metrics);
 
   SweepPlan plan;
   SweepDefinition& d = plan.definition;

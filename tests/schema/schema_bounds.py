@@ -36,7 +36,9 @@ BASE = {
         "dbpedia.test": {"model": "dbpedia", "rate": 100, "burst": 120, "parallel": 50,
                          "retry_after": 1, "latency": {"min": 0.01, "max": 0.02},
                          "fault": {"kind": "stall", "probability": 0.1}},
-        "seq.test": {"model": "sequence", "responses": [
+        "seq.test": {"model": "sequence", "capacity": {"workers": 4, "queue": 8, "queue_timeout": 1,
+                                                      "status": 503},
+                     "responses": [
             {"status": 429, "headers": {"Retry-After": "1"}, "body": "x", "service": 0.1},
             {"status": 200}]},
         "policy.test": {"model": "policy", "policy": {
@@ -57,7 +59,11 @@ BASE = {
                "hosts": {"qlever.test": {"inFlight": 2, "perSecond": 1}},
                "rules": {"countOnlySinceLastChange": True},
                "comunica": {"correctionMultiplier": 0.1, "failureMultiplier": 10}},
-    "queries": [{"name": "q", "start": 0,
+    "clients": [{"name": "crowd", "count": 3, "start": {"uniform": [0, 5]}, "inFlight": 4,
+                 "initialInterval": 0.25, "maxInterval": 10,
+                 "address": "10.0.0.{i}", "headers": {"X-Client-Id": "user-{i}"}}],
+    "queries": [{"name": "crowd-q", "client": "crowd", "requests": [{"host": "seq.test"}]},
+                {"name": "q", "start": 0,
                  "context": {"inFlight": 8, "retryCount": 3, "retryDelayLimit": 60,
                              "retryDelayFallback": 1, "retryStatusCodes": [500],
                              "hostLimits": {"*.test": {"inFlight": 4, "perSecond": 10}}},
@@ -194,8 +200,12 @@ def broken_relation(document):
             return "latency"
         if relation(server, "heavy_request_weight", "max_concurrent_work"):
             return "kgf capacity"
-    if relation(client, "initialInterval", "maxInterval"):
-        return "intervals"
+    for c in [client] + document.get("clients", []):
+        if relation(c, "initialInterval", "maxInterval"):
+            return "intervals"
+        uniform = c.get("start", {}).get("uniform") if isinstance(c.get("start"), dict) else None
+        if isinstance(uniform, list) and len(uniform) == 2 and uniform[1] < uniform[0]:
+            return "start range"
     return None
 
 

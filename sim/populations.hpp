@@ -1,0 +1,63 @@
+#pragma once
+// Crowds: populations of clients alike, each client with its own engine (own queues, learned
+// intervals and pauses) and its own identity (address and headers made from templates with the
+// client's index), running its own copy of the queries that name its population.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/http.hpp"
+#include "core/time.hpp"
+#include "sim/json_input.hpp"
+#include "sim/random.hpp"
+
+namespace pacing::sim {
+
+struct ClientSpec;
+
+/// When a population's clients begin: all at one instant, or each at a seeded uniform draw.
+struct StartSpec {
+  Duration at{0};
+  std::optional<std::pair<Duration, Duration>> uniform;  ///< [a, b], drawn per client
+};
+
+/// A text with the client's index in it: "user-{i}", "10.0.{i/256}.{i%256}". Braces hold `i`,
+/// or `i` with one of + - * / % and a whole number.
+class IndexTemplate {
+ public:
+  IndexTemplate() = default;
+  /// Nullopt (after a defect at `pointer`) when a brace is malformed.
+  static std::optional<IndexTemplate> parse(const std::string& text, const std::string& pointer,
+                                            Defects& defects);
+  std::string expand(std::uint64_t i) const;
+  bool empty() const { return parts_.empty(); }
+
+ private:
+  struct Part {
+    std::string text;     ///< literal text, or
+    char op = 0;          ///< an expression of i: 'i' alone, or + - * / %
+    std::uint64_t n = 0;  ///< its operand
+  };
+  std::vector<Part> parts_;
+};
+
+/// One client of a population: who it is to the servers, and when it begins.
+struct ClientIdentity {
+  std::size_t population = 0;
+  std::uint64_t index = 0;
+  std::string name;     ///< "crowd#3" (the trace's `client`)
+  std::string address;  ///< as servers see it ("" for the default)
+  Headers headers;      ///< sent with each of its requests (X-Client-Id, ...)
+  Duration start{0};    ///< its queries begin this long after their own start
+};
+
+struct Scenario;
+
+/// Every client of every population, in order (population by population, index by index), with
+/// its identity made from the templates and its start drawn from `seed` (the run's seed).
+std::vector<ClientIdentity> make_clients(const Scenario& scenario, std::uint64_t seed);
+
+}  // namespace pacing::sim

@@ -1,0 +1,194 @@
+#include "sim/workload.hpp"
+
+#include <algorithm>
+
+#include "sim/strategies/comunica.hpp"
+#include "sim/strategies/throttle.hpp"
+#include "sim/strategies/unpaced.hpp"
+
+namespace pacing::sim {
+
+namespace {
+
+/// `jitter_seed` seeds the engine's jitter draws (one stream per client).
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ClientSpec& client,
+                                        Clock& clock, Transport& transport,
+                                        std::uint64_t jitter_seed) {
+  if (name == "comunica")
+    return std::make_unique<ComunicaStrategy>(clock, transport, client.comunica);
+  if (name == "unpaced")
+    return std::make_unique<UnpacedStrategy>(clock, transport, client.unpaced_retries,
+                                             client.engine.user_agent);
+  EngineSettings settings = client.engine;
+  settings.jitter_seed = jitter_seed;
+  return std::make_unique<ThrottleStrategy>(clock, transport, std::move(settings));
+}
+
+}  // namespace
+
+Workload::Workload(World& world, const Scenario& scenario,
+                   const std::optional<std::string>& strategy, std::uint64_t seed,
+                   Recorder& recorder, InvariantChecker& checker)
+    : world_(world),
+      clock_(world.clock()),
+      scenario_(scenario),
+      recorder_(recorder),
+      checker_(checker),
+      aborted_(scenario.queries.size(), false) {
+  std::vector<ClientIdentity> identities = make_clients(scenario, seed);
+  std::vector<bool> observed(scenario.populations.size(), false);
+  for (ClientIdentity& identity : identities) {
+    const Population& population = scenario.populations[identity.population];
+    const std::string& name = strategy.value_or(population.client.strategy);
+    Transport& link = world.transport(identity, population.client.timeout);
+    Transport& port = recorder.add_client(link);
+    checker.add_client(population.client, name == "throttle");
+    const std::uint64_t jitter_seed = seed * 0x9E3779B97F4A7C15ull + clients_.size() + 1;
+    Client c{std::move(identity),
+             make_strategy(name, population.client, clock_, port, jitter_seed)};
+    // The hosts' learned state, as the first client of each population learns it (each client
+    // learns alone: their intervals are not one series).
+    if (!observed[c.identity.population]) {
+      c.strategy->set_observer(&recorder);
+      observed[c.identity.population] = true;
+    }
+    clients_.push_back(std::move(c));
+  }
+  if (scenario.crowds) {
+    std::vector<std::string> names;
+    for (const Population& p : scenario.populations) names.push_back(p.name);
+    identities_.reserve(clients_.size());
+    for (const Client& c : clients_) identities_.push_back(c.identity);
+    recorder.set_crowd(identities_, std::move(names));
+  }
+  for (std::uint32_t c = 0; c < clients_.size(); ++c) {
+    for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
+      const QuerySpec& query = scenario.queries[q];
+      if (query.population != clients_[c].identity.population) continue;
+      for (const RequestEntry& e : query.requests) {
+        if (e.count == 0) continue;
+        Cursor cursor;
+        cursor.client = c;
+        cursor.query = q;
+        cursor.entry = &e;
+        cursor.url = parsed_url(e);
+        cursor.start = clients_[c].identity.start + query.start + e.at;
+        cursors_.push_back(std::move(cursor));
+      }
+    }
+  }
+}
+
+std::shared_ptr<const UrlParts> Workload::parsed_url(const RequestEntry& entry) {
+  auto& shared = urls_[&entry];
+  if (!shared) {
+    auto url = parse_url("https://" + entry.host + entry.path);  // valid: the loader checked it
+    shared = std::make_shared<const UrlParts>(std::move(*url));
+  }
+  return shared;
+}
+
+void Workload::start() {
+  for (std::size_t c = 0; c < cursors_.size(); ++c) {
+    clock_.schedule(Instant{cursors_[c].start}, [this, c] { issue_next(c); });
+  }
+  for (const EventSpec& e : scenario_.events) {
+    clock_.schedule(Instant{e.at}, [this, &e] { run_event(e); });
+  }
+}
+
+void Workload::issue_next(std::size_t c) {
+  Cursor& cur = cursors_[c];
+  const QuerySpec& query = scenario_.queries[cur.query];
+  if (aborted_[cur.query]) return;
+  if (!cur.resolved) {
+    cur.host = recorder_.host_index(cur.entry->host);
+    cur.route = checker_.route(cur.query, cur.entry->host, cur.client);
+    cur.resolved = true;
+  }
+  Strategy& strategy = *clients_[cur.client].strategy;
+  // Requests due at the same instant are issued together.
+  do {
+    Request request;
+    request.method = cur.entry->method;
+    request.parsed_url = cur.url;
+    request.headers = cur.entry->headers;
+    if (query.address != kDefaultClientAddress) {
+      request.headers.emplace_back("X-Client-Address", query.address);
+    }
+    const std::uint64_t tag = recorder_.issued(static_cast<std::uint32_t>(cur.query), query.name,
+                                               cur.host, cur.entry->path, cur.client);
+    checker_.issued(tag, cur.route, clock_.now());
+    if ((tag & 0xffff) == 0xffff) memory_.check(tag + 1);
+    request.tag = tag;
+    // Two words of capture: std::function keeps them without allocating. (A completion never
+    // comes from inside issue(): the request is entered once its id is known.)
+    const Strategy::RequestId id = strategy.issue(
+        std::move(request), query.context,
+        [this, tag](Engine::RequestId, const Completion& done) { completed(tag, done); });
+    open_.try_emplace(tag, OpenRequest{id, cur.client, cur.query});
+    ++cur.issued;
+  } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
+  if (cur.issued < cur.entry->count) {
+    clock_.schedule(Instant{cur.start + cur.entry->every * cur.issued},
+                    [this, c] { issue_next(c); });
+  }
+}
+
+void Workload::completed(std::uint64_t tag, const Completion& c) {
+  open_.erase(tag);
+  recorder_.completed(tag, c);
+}
+
+void Workload::run_event(const EventSpec& e) {
+  if (e.invalidate) {
+    // The checker first: the strategies may start requests at once. Every client forgets.
+    if (*e.invalidate == "*") {
+      checker_.invalidated(std::nullopt);
+      for (Client& c : clients_) c.strategy->invalidate(std::nullopt);
+    } else {
+      if (auto url = parse_url(*e.invalidate)) checker_.invalidated(url->authority);
+      for (Client& c : clients_) c.strategy->invalidate(*e.invalidate);
+    }
+  }
+  if (e.abort) {
+    for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
+      if (scenario_.queries[q].name != *e.abort) continue;
+      aborted_[q] = true;
+      abort_where([q](const OpenRequest& r) { return r.query == q; });
+    }
+  }
+}
+
+template <typename Selected>
+void Workload::abort_where(Selected selected) {
+  std::vector<std::uint64_t> tags;
+  open_.for_each([&](std::uint64_t tag, const OpenRequest& request) {
+    if (selected(request)) tags.push_back(tag);
+  });
+  std::sort(tags.begin(), tags.end());  // in the order they were issued
+  // One signal per client: its requests leave together, so none of them is sent.
+  std::vector<std::vector<Strategy::RequestId>> by_client(clients_.size());
+  for (std::uint64_t tag : tags) {
+    const OpenRequest& r = *open_.find(tag);
+    checker_.aborting(tag, clock_.now());
+    by_client[r.client].push_back(r.id);
+  }
+  for (std::size_t c = 0; c < clients_.size(); ++c) {
+    if (!by_client[c].empty()) clients_[c].strategy->abort_all(by_client[c]);
+  }
+}
+
+bool Workload::finished() const {
+  return recorder_.open_requests() == 0 &&
+         std::all_of(cursors_.begin(), cursors_.end(), [this](const Cursor& c) {
+           return c.issued == c.entry->count || aborted_[c.query];
+         });
+}
+
+void Workload::abort_everything() {
+  aborted_.assign(aborted_.size(), true);
+  abort_where([](const OpenRequest&) { return true; });
+}
+
+}  // namespace pacing::sim

@@ -1,0 +1,88 @@
+#pragma once
+// A scenario's workload in one world, as SimPy keeps a process per actor: its clients (each with
+// its own strategy), their copies of the queries, each request issued at its instant, the
+// scenario's events, and one record per open request (for aborts and the end of the run).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/id_map.hpp"
+#include "core/url.hpp"
+#include "sim/invariants.hpp"
+#include "sim/memory_guard.hpp"
+#include "sim/network.hpp"
+#include "sim/populations.hpp"
+#include "sim/recorder.hpp"
+#include "sim/scenario.hpp"
+#include "sim/strategies/strategy.hpp"
+#include "sim/world.hpp"
+
+namespace pacing::sim {
+
+class Workload {
+ public:
+  /// Builds every client of the scenario (its identity, its transport in `world`, its strategy:
+  /// `strategy` for all when given, else its population's) and tells the recorder and the
+  /// checker about them. `seed` draws the clients' starts.
+  Workload(World& world, const Scenario& scenario, const std::optional<std::string>& strategy,
+           std::uint64_t seed, Recorder& recorder, InvariantChecker& checker);
+  Workload(const Workload&) = delete;
+  Workload& operator=(const Workload&) = delete;
+
+  /// Schedules every client's first requests and the scenario's events.
+  void start();
+  /// Whether every request was issued (or its query aborted) and completed.
+  bool finished() const;
+  /// The end of the run: what is still open is aborted, as one signal per client.
+  void abort_everything();
+
+ private:
+  struct Client {
+    ClientIdentity identity;
+    std::unique_ptr<Strategy> strategy;
+  };
+  /// One request entry of one client's copy of one query.
+  struct Cursor {
+    std::uint32_t client = 0;
+    std::size_t query = 0;
+    const RequestEntry* entry = nullptr;
+    std::shared_ptr<const UrlParts> url;  ///< parsed once, shared by all of its requests
+    Duration start{0};                    ///< its first request, from time zero
+    bool resolved = false;                ///< host and route found (at its first request)
+    std::uint32_t host = 0;               ///< the recorder's index of its host
+    InvariantChecker::Route route;
+    std::int64_t issued = 0;
+  };
+  struct OpenRequest {
+    Strategy::RequestId id = 0;
+    std::uint32_t client = 0;
+    std::size_t query = 0;
+  };
+
+  std::shared_ptr<const UrlParts> parsed_url(const RequestEntry& entry);
+  void issue_next(std::size_t cursor);
+  void run_event(const EventSpec& event);
+  /// Aborts the open requests `selected` picks, one signal per client, in the order issued.
+  template <typename Selected>
+  void abort_where(Selected selected);
+  void completed(std::uint64_t tag, const Completion& c);
+
+  World& world_;
+  Clock& clock_;
+  const Scenario& scenario_;
+  Recorder& recorder_;
+  InvariantChecker& checker_;
+  std::vector<Client> clients_;
+  std::vector<ClientIdentity> identities_;  // for the recorder's trace (crowds)
+  std::map<const RequestEntry*, std::shared_ptr<const UrlParts>> urls_;
+  std::vector<Cursor> cursors_;
+  IdMap<OpenRequest> open_;
+  std::vector<bool> aborted_;  // by query
+  MemoryGuard memory_;
+};
+
+}  // namespace pacing::sim
