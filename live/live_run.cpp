@@ -19,8 +19,8 @@ namespace {
 /// Real time: the client's io_context on this thread, servers on their own threads.
 class LiveWorld final : public sim::World {
  public:
-  LiveWorld(const sim::Scenario& scenario, mock::MockServers& servers, std::ostream* progress)
-      : clock_(io_), servers_(servers), crowds_(scenario.crowds), progress_(progress) {}
+  LiveWorld(mock::MockServers& servers, std::ostream* progress)
+      : clock_(io_), servers_(servers), progress_(progress) {}
 
   Clock& clock() override { return clock_; }
 
@@ -39,12 +39,13 @@ class LiveWorld final : public sim::World {
               static_cast<unsigned short>(it->second));
         });
     Headers identity = client.headers;
-    if (!client.address.empty()) identity.emplace_back("X-Client-Address", client.address);
+    // An address the client cannot connect from (the scenario's) is told in a header.
+    if (!client.address.empty() && client.address != client.local_address) {
+      identity.emplace_back("X-Client-Address", client.address);
+    }
     t.set_identity(std::move(identity));
-    if (crowds_) {
-      const std::uint64_t n = transports_.size() - 1;
-      t.set_local_address(boost::asio::ip::make_address_v4(static_cast<std::uint32_t>(
-          (127u << 24) | ((1 + n / 62500) << 16) | ((1 + n / 250 % 250) << 8) | (1 + n % 250))));
+    if (!client.local_address.empty()) {
+      t.set_local_address(boost::asio::ip::make_address(client.local_address));
     }
     return t;
   }
@@ -80,7 +81,6 @@ class LiveWorld final : public sim::World {
   boost::asio::io_context io_;
   asio_binding::AsioClock clock_;
   mock::MockServers& servers_;
-  bool crowds_;
   std::deque<asio_binding::BeastTransport> transports_;  // one per client, kept in place
   std::ostream* progress_;
 };
@@ -108,7 +108,7 @@ sim::RunOutcome run_live(const sim::Scenario& scenario, const sim::RunOptions& o
   sim::RunOutcome out;
   {
     // The client goes first: its keep-alive connections close, and the servers' workers with them.
-    LiveWorld world(scenario, servers, live.progress);
+    LiveWorld world(servers, live.progress);
     out = sim::run_in_world(world, scenario, options, seed);
   }
   out.result["world"] = "live";

@@ -75,6 +75,12 @@ std::string IndexTemplate::expand(std::uint64_t i) const {
   return out;
 }
 
+std::string loopback_address(std::uint64_t n) {
+  // 127.1.1.1, 127.1.1.2, ...: 250 values per byte, none of them 0 or 255.
+  return "127." + std::to_string(1 + n / 62500) + "." + std::to_string(1 + n / 250 % 250) + "." +
+         std::to_string(1 + n % 250);
+}
+
 std::vector<ClientIdentity> make_clients(const Scenario& scenario, std::uint64_t seed) {
   std::vector<ClientIdentity> clients;
   // Starts come from a generator of their own, so that they do not shift the servers' draws.
@@ -86,7 +92,8 @@ std::vector<ClientIdentity> make_clients(const Scenario& scenario, std::uint64_t
       c.population = p;
       c.index = i;
       c.name = population.name + "#" + std::to_string(i);
-      if (!population.address.empty()) c.address = population.address.expand(i);
+      if (scenario.crowds) c.local_address = loopback_address(clients.size());
+      c.address = population.address.empty() ? c.local_address : population.address.expand(i);
       for (const auto& [name, value] : population.headers) {
         c.headers.emplace_back(name, value.expand(i));
       }

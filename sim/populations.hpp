@@ -50,11 +50,17 @@ struct ClientIdentity {
   std::uint64_t index = 0;
   std::string name;     ///< "crowd#3" (the trace's `client`)
   std::string address;  ///< as servers see it ("" for the default)
-  Headers headers;      ///< sent with each of its requests (X-Client-Id, ...)
-  Duration start{0};    ///< its queries begin this long after their own start
+  /// In a crowd, the client's own loopback address (a live client connects from it); its
+  /// `address` too unless the population gives one. Empty outside crowds.
+  std::string local_address;
+  Headers headers;    ///< sent with each of its requests (X-Client-Id, ...)
+  Duration start{0};  ///< its queries begin this long after their own start
 };
 
 struct Scenario;
+
+/// The n-th client's own loopback address: 127.1.1.1, 127.1.1.2, ... (up to 15 million clients).
+std::string loopback_address(std::uint64_t n);
 
 /// Every client of every population, in order (population by population, index by index), with
 /// its identity made from the templates and its start drawn from `seed` (the run's seed).

@@ -250,5 +250,25 @@ TEST(LiveRun, FaultsCostOneFailedAttemptEach) {
   }
 }
 
+// A crowd on real time: each client connects from its own loopback address (bound before
+// connect), so QLever's per-client bucket (1 request, no refill to speak of) answers each
+// client's first request; clients the scenario puts behind one address share one bucket.
+TEST(LiveRun, CrowdClientsConnectFromAddressesOfTheirOwn) {
+  auto run = [](const std::string& address) {
+    auto s = scenario(R"({"name": "crowd", "until": 10,
+        "servers": {"q.test": {"model": "qlever", "rate": 0.001, "burst": 1}},
+        "clients": [{"name": "crowd", "count": 3, "retries": 0)" +
+                      address + R"(}],
+        "queries": [{"name": "q", "client": "crowd", "requests": [{"host": "q.test"}]}]})");
+    return run_live(s, {});
+  };
+  sim::RunOutcome own = run("");
+  EXPECT_TRUE(own.violations.empty());
+  EXPECT_EQ(own.result["summary"]["completed"], 3);
+  EXPECT_EQ(own.result["summary"]["refusals"], 0);
+  sim::RunOutcome shared = run(R"(, "address": "10.0.0.1")");
+  EXPECT_EQ(shared.result["summary"]["refusals"], 2);
+}
+
 }  // namespace
 }  // namespace pacing::live
