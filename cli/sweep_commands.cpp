@@ -7,12 +7,12 @@
 #include <thread>
 
 #include "cli/common.hpp"
-#include "sim/files.hpp"
 #include "sim/experiments/executor.hpp"
 #include "sim/experiments/progress.hpp"
 #include "sim/experiments/report.hpp"
 #include "sim/experiments/sweep_files.hpp"
 #include "sim/experiments/sweep_plan.hpp"
+#include "sim/files.hpp"
 #include "sim/runner.hpp"
 
 #ifdef PACING_HAVE_PLOT
@@ -53,6 +53,7 @@ struct SweepArgs {
   long long replications = 1;  // signed, so that -1 is refused rather than wrapped
   std::string out;
   std::string objective;
+  std::string best_per;
   std::string strategy;
   std::string shard;
   std::optional<int> jobs;
@@ -73,6 +74,7 @@ int sweep_command(const SweepArgs& a) {
   }
   if (!a.strategy.empty()) request.strategy = a.strategy;
   if (!a.objective.empty()) request.objective = a.objective;
+  if (!a.best_per.empty()) request.best_per = a.best_per;
   std::optional<Shard> shard;
   if (!a.shard.empty()) {
     shard = parse_shard(a.shard);
@@ -215,6 +217,9 @@ void add_sweep_commands(CLI::App& app, Action& action) {
       ->allow_extra_args(false);
   sweep_cmd->add_option("--out", sweep->out, "Write the sweep's files to DIR");
   sweep_cmd->add_option("--objective", sweep->objective, kObjectiveHelp);
+  sweep_cmd->add_option("--best-per", sweep->best_per,
+                        "A --grid pointer: pick the objective's best combination for each of its "
+                        "values (e.g. /clients/0/count: the best setting for each crowd size)");
   sweep_cmd->add_option("--strategy", sweep->strategy,
                         "throttle, comunica or unpaced (default: the scenario's)");
   sweep_cmd

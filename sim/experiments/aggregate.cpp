@@ -51,7 +51,7 @@ std::string markdown_table(const SweepTable& t, const std::vector<std::size_t>& 
   out += "\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const CombinationRow& row = t.rows[r];
-    const bool best = t.best && *t.best == r;
+    const bool best = t.is_best(r);
     out += "| " + std::to_string(row.combination) + (best ? " **best**" : "") + " |";
     for (std::size_t a = 0; a < d.axes.size(); ++a) {
       out += " " + axis_value(d, row.combination, a) + " |";
@@ -63,9 +63,40 @@ std::string markdown_table(const SweepTable& t, const std::vector<std::size_t>& 
   return out;
 }
 
+/// With --best-per: one line per value of that axis, its best row and how sure that is.
+std::string best_per_paragraph(const SweepTable& t) {
+  const Objective& o = *t.objective;
+  const std::vector<Metric> all = t.definition.metrics();
+  std::string out = "Best per `" + *t.definition.best_per + "` (objective `" + o.text + "`):\n\n";
+  for (const SweepTable::GroupBest& g : t.best_per) {
+    out += "- " + g.value + ": ";
+    if (!g.best) {
+      out += "no combination meets the constraints\n";
+      continue;
+    }
+    const CombinationRow& best = t.rows[*g.best];
+    out += "combination " + std::to_string(best.combination) + " (" +
+           combination_label(t.definition.axes, best.combination) + "): " + o.metric.name + " " +
+           format_estimate(best.metrics[o.metric.metric]) +
+           (all[o.metric.metric].unit.empty() ? "" : " " + all[o.metric.metric].unit);
+    for (const Constraint& c : o.constraints) {
+      out += ", " + c.metric.name + " " + format_estimate(best.metrics[c.metric.metric]);
+    }
+    if (!g.as_good.empty()) {
+      out += "; as good at 95% confidence:";
+      for (std::size_t i = 0; i < g.as_good.size(); ++i) {
+        out += std::string(i ? "," : "") + " " + std::to_string(t.rows[g.as_good[i]].combination);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 /// The paragraph that says which row the objective chose, and how sure that is.
 std::string objective_paragraph(const SweepTable& t) {
   if (!t.objective) return "";
+  if (t.definition.best_per) return best_per_paragraph(t);
   const Objective& o = *t.objective;
   std::string out = "Objective `" + o.text + "`: ";
   if (!t.best) {
@@ -104,6 +135,33 @@ std::string objective_paragraph(const SweepTable& t) {
     out += ".\n";
   }
   return out;
+}
+
+/// --best-per: the objective applied within each value of the axis.
+void choose_best_per_group(SweepTable& t) {
+  const std::vector<GridAxis>& axes = t.definition.axes;
+  const std::size_t axis = static_cast<std::size_t>(
+      std::find_if(axes.begin(), axes.end(),
+                   [&](const GridAxis& a) { return a.pointer == *t.definition.best_per; }) -
+      axes.begin());
+  for (std::size_t v = 0; v < axes[axis].values.size(); ++v) {
+    std::vector<std::size_t> members;
+    std::vector<std::vector<Estimate>> values;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      if (combination_values(axes, t.rows[r].combination)[axis] != v) continue;
+      members.push_back(r);
+      values.push_back(t.rows[r].metrics);
+    }
+    SweepTable::GroupBest g;
+    g.value = value_text(axes[axis].values[v]);
+    if (auto best = select_best(*t.objective, values)) {
+      g.best = members[*best];
+      for (std::size_t i : indistinguishable_from_best(*t.objective, values, *best)) {
+        g.as_good.push_back(members[i]);
+      }
+    }
+    t.best_per.push_back(std::move(g));
+  }
 }
 
 }  // namespace
@@ -151,8 +209,15 @@ SweepTable aggregate(const SweepDefinition& definition, std::vector<RunRecord> r
     for (const CombinationRow& row : t.rows) values.push_back(row.metrics);
     t.best = select_best(*t.objective, values);
     if (t.best) t.as_good_as_best = indistinguishable_from_best(*t.objective, values, *t.best);
+    if (definition.best_per) choose_best_per_group(t);
   }
   return t;
+}
+
+bool SweepTable::is_best(std::size_t r) const {
+  if (!definition.best_per) return best && *best == r;
+  return std::any_of(best_per.begin(), best_per.end(),
+                     [r](const GroupBest& g) { return g.best && *g.best == r; });
 }
 
 std::string format_sweep_csv(const SweepTable& t) {
@@ -177,7 +242,7 @@ std::string format_sweep_csv(const SweepTable& t) {
       fields.push_back(format_number(e.mean));
       fields.push_back(format_number(e.ci95));
     }
-    fields.push_back(t.best && *t.best == r ? "1" : "0");
+    fields.push_back(t.is_best(r) ? "1" : "0");
     out += csv_line(fields);
   }
   return out;

@@ -29,6 +29,15 @@ struct SweepTable {
   std::optional<Objective> objective;        ///< parsed from definition.objective
   std::optional<std::size_t> best;           ///< row index chosen by the objective
   std::vector<std::size_t> as_good_as_best;  ///< rows whose interval overlaps the best's
+  /// With --best-per: for each value of that axis (in the grid's order), its best row, if any.
+  struct GroupBest {
+    std::string value;
+    std::optional<std::size_t> best;
+    std::vector<std::size_t> as_good;  ///< rows of the group whose interval overlaps its best's
+  };
+  std::vector<GroupBest> best_per;
+  /// Whether row `r` is marked best: the objective's best, or with --best-per its group's.
+  bool is_best(std::size_t r) const;
 };
 
 /// Aggregates complete records (every run of the sweep exactly once). The sample order is the run

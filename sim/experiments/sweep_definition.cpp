@@ -53,6 +53,7 @@ Json SweepDefinition::to_manifest(const std::optional<Shard>& shard) const {
       extra.push_back({{"name", m.name}, {"pointer", m.pointer}});
     manifest["metrics"] = extra;
   }
+  if (best_per) manifest["best_per"] = *best_per;  // only then, as for "metrics"
   if (shard) manifest["shard"] = {{"index", shard->index}, {"count", shard->count}};
   return manifest;
 }
@@ -84,6 +85,7 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
     if (d.replications == 0) throw InputError(file + ": /replications: must be at least 1");
     if (!document.at("strategy").is_null()) d.strategy = document["strategy"].get<std::string>();
     if (!document.at("objective").is_null()) d.objective = document["objective"].get<std::string>();
+    if (document.contains("best_per")) d.best_per = document["best_per"].get<std::string>();
     if (document.at("runs").get<std::size_t>() != d.runs()) {
       throw InputError(file + ": /runs: does not match the grid and replications");
     }

@@ -34,7 +34,10 @@ struct SweepDefinition {
   std::size_t replications = 1;
   std::optional<std::string> strategy;   ///< --strategy, else each combination's own
   std::optional<std::string> objective;  ///< --objective as written
-  std::vector<Metric> extra_metrics;     ///< --metric columns, after the summary ones
+  /// --best-per: a grid pointer; the objective then picks a best combination for each of its
+  /// values (e.g. each crowd size) instead of one over the whole grid.
+  std::optional<std::string> best_per;
+  std::vector<Metric> extra_metrics;  ///< --metric columns, after the summary ones
   /// Every metric the sweep records, in column order: the summary ones, then the extra ones.
   std::vector<Metric> metrics() const;
 

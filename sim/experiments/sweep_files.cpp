@@ -1,12 +1,12 @@
 #include "sim/experiments/sweep_files.hpp"
 
-#include "sim/files.hpp"
-
 #include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include "sim/files.hpp"
 
 namespace pacing::experiments {
 
@@ -14,7 +14,6 @@ using sim::InputError;
 using sim::Json;
 
 namespace {
-
 
 /// Names the shards of `count` that none of the directories was.
 std::string missing_shards(const std::vector<SweepDirectory>& dirs, std::size_t count) {

@@ -85,6 +85,16 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
   d.replications = request.replications;
   d.strategy = request.strategy;
   d.objective = request.objective;
+  if (request.best_per) {
+    if (!request.objective) {
+      throw InputError("--best-per " + *request.best_per + ": needs an --objective");
+    }
+    if (std::none_of(d.axes.begin(), d.axes.end(),
+                     [&](const GridAxis& a) { return a.pointer == *request.best_per; })) {
+      throw InputError("--best-per " + *request.best_per + ": not a --grid pointer");
+    }
+    d.best_per = request.best_per;
+  }
   d.extra_metrics = std::move(extra);
 
   const std::size_t combinations = d.combinations();

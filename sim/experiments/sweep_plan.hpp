@@ -22,7 +22,8 @@ struct SweepRequest {
   std::size_t replications = 1;
   std::optional<std::string> strategy;
   std::optional<std::string> objective;
-  std::vector<std::string> metrics;  ///< --metric NAME=/pointer arguments
+  std::optional<std::string> best_per;  ///< --best-per POINTER (one of the grid's)
+  std::vector<std::string> metrics;     ///< --metric NAME=/pointer arguments
 };
 
 /// One run of a sweep.

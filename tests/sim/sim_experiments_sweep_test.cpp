@@ -263,6 +263,45 @@ TEST(Sweep, PerHostMetricsAreColumnsAndCanBeTheObjective) {
   }
 }
 
+// --best-per: the objective picks one best combination for each value of an axis (a crowd size,
+// say), each marked in the tables; the manifest keeps it, so shards merge with it.
+TEST(Sweep, BestPerPicksTheObjectivesBestForEachValueOfAnAxis) {
+  SweepRequest r =
+      request({"/servers/kgf.example.org/max_concurrent_work=4,16", "/client/inFlight=2,8"}, 2);
+  r.objective = "min:makespan";
+  r.best_per = "/servers/kgf.example.org/max_concurrent_work";
+  const SweepPlan plan = plan_sweep(kScenario, r);
+  EXPECT_EQ(plan.definition.to_manifest()["best_per"], *r.best_per);
+  const auto records = execute_runs(plan, runs_of_shard(plan.definition, Shard{}), 2).records;
+  const CompleteSweep sweep = complete_sweep(plan.definition, records);
+  const SweepTable& t = sweep.table;
+  ASSERT_EQ(t.best_per.size(), 2u);
+  EXPECT_EQ(t.best_per[0].value, "4");
+  EXPECT_EQ(t.best_per[1].value, "16");
+  // Within each server size, the best is the faster of its two client caps.
+  for (const SweepTable::GroupBest& g : t.best_per) {
+    ASSERT_TRUE(g.best);
+    const std::size_t other = *g.best % 2 == 0 ? *g.best + 1 : *g.best - 1;
+    const std::size_t makespan = static_cast<std::size_t>(metric_index("makespan"));
+    EXPECT_LE(t.rows[*g.best].metrics[makespan].mean, t.rows[other].metrics[makespan].mean);
+    EXPECT_TRUE(t.is_best(*g.best));
+    EXPECT_FALSE(t.is_best(other));
+  }
+  const std::string summary = format_sweep_summary(t);
+  EXPECT_NE(summary.find("Best per `/servers/kgf.example.org/max_concurrent_work`"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("- 16: combination"), std::string::npos) << summary;
+
+  SweepRequest no_objective = r;
+  no_objective.objective.reset();
+  EXPECT_NE(message_of(no_objective).find("needs an --objective"), std::string::npos);
+  SweepRequest not_an_axis = r;
+  not_an_axis.best_per = "/client/timeout";
+  EXPECT_NE(message_of(not_an_axis).find("--best-per /client/timeout: not a --grid pointer"),
+            std::string::npos);
+}
+
 TEST(Sweep, CsvColumnsAreMeanAndCiPerMetricAndTheBestIsMarked) {
   SweepRequest r = request({"/client/inFlight=2,8"}, 2);
   r.objective = "min:makespan";
