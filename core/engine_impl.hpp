@@ -5,10 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <functional>
 #include <queue>
-#include <random>
 #include <stdexcept>
 #include <unordered_map>
 #include <variant>
@@ -35,7 +33,7 @@ struct Engine::Impl {
   using QueueId = detail::QueueId;
 
   Impl(Clock& c, Transport& t, EngineSettings s)
-      : clock(c), transport(t), settings(std::move(s)), jitter_rng(settings.jitter_seed) {}
+      : clock(c), transport(t), settings(std::move(s)), jitter_state(settings.jitter_seed) {}
 
   /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
   /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
@@ -75,7 +73,10 @@ struct Engine::Impl {
   std::pmr::map<Seq, Queue*> ready{&nodes};  // by their head's arrival
   std::priority_queue<TimedEntry, std::vector<TimedEntry>, std::greater<>> timed;
   std::vector<Gate*> dirty_gates;
-  std::deque<std::uint64_t> outbox;  // attempts started, to send once the pump is done
+  // Attempts started, to send once the pump is done (a vector and a read position: an empty
+  // std::deque allocates 576 bytes, and a crowd has an engine per client).
+  std::vector<std::uint64_t> outbox;
+  std::size_t outbox_head = 0;
 
   RequestId next_request = 0;
   Seq next_seq = 0;
@@ -140,7 +141,10 @@ struct Engine::Impl {
   /// Rules::jitter: the instant a wait for `learned` (a pause's end, or a learned interval's)
   /// really ends: later by a seeded random fraction of the wait, drawn once per wait.
   Instant jittered(Queue& q, Instant learned, Instant now);
-  std::mt19937_64 jitter_rng;
+  /// SplitMix64 (8 bytes of state, where std::mt19937_64 takes 2.5 KB: a crowd has an engine
+  /// per client). Returns a fraction in [0, 1) from 53 random bits.
+  double next_jitter_fraction();
+  std::uint64_t jitter_state;
 
   /// Starts the queue's head if everything allows it now; otherwise places the queue where it
   /// waits.

@@ -12,11 +12,14 @@ namespace {
 
 using Vec = std::vector<double>;
 
-/// The k-th fraction in [0, 1) the engine draws for `seed` (53 random bits, as it draws them).
+/// The k-th fraction in [0, 1) the engine draws for `seed`: SplitMix64's k-th output (Steele,
+/// Lea and Flood's constants), its top 53 bits.
 double draw(std::uint64_t seed, int k) {
-  std::mt19937_64 rng(seed);
-  for (int i = 1; i < k; ++i) rng();
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
 /// The end of a wait of `wait` that ends at `end`, delayed by `fraction` of it (rounded to the

@@ -1,0 +1,139 @@
+// bench_crowd: what a crowd of clients costs against the same requests from one client.
+//
+// The same 100,000 requests over the same 10 hosts, sent by 1 client, by 1,000 clients (100
+// each) and by 10,000 clients (10 each), each client with its own engine. Every run is done in a
+// child process, so each peak memory figure is that run's own.
+//
+//   bench_crowd          a readable table
+//   bench_crowd --json   [{"clients":…,"requests":…,"seconds":…,"peak_rss_mib":…,…}, …]
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "sim/runner.hpp"
+
+namespace {
+
+using pacing::sim::Json;
+
+constexpr int kHosts = 10;
+constexpr int kRequests = 100'000;
+
+/// `clients` clients alike, each sending kRequests / clients requests spread over kHosts hosts
+/// (plain servers with a service time and a latency, so that only the lab's own cost differs):
+/// one client sends a request every millisecond for 100 s; a crowd's clients start within the
+/// first 10 s and each sends its share every 10 ms to each host in turn.
+Json crowd_scenario(int clients) {
+  Json servers = Json::object();
+  Json requests = Json::array();
+  const int per_host = kRequests / clients / kHosts;
+  const double every = clients == 1 ? 0.01 : 0.01 * kHosts;
+  for (int h = 0; h < kHosts; ++h) {
+    const std::string host = "h" + std::to_string(h) + ".crowd.org";
+    servers[host] = {{"model", "sequence"},
+                     {"responses", Json::array({{{"status", 200}, {"service", 0.05}}})},
+                     {"latency", 0.02}};
+    requests.push_back({{"host", host},
+                        {"path", "/sparql"},
+                        {"count", per_host},
+                        {"at", clients == 1 ? h * 0.001 : h * 0.01},
+                        {"every", every}});
+  }
+  Json population = {{"name", "crowd"},
+                     {"count", clients},
+                     {"strategy", "throttle"},
+                     {"timeout", 30},
+                     {"start", clients == 1 ? Json(0) : Json{{"uniform", {0, 10}}}}};
+  return {{"name", "bench-crowd"},
+          {"seed", 1},
+          {"until", 3600},
+          {"servers", servers},
+          {"clients", Json::array({population})},
+          {"queries", Json::array({{{"name", "q"}, {"client", "crowd"}, {"requests", requests}}})}};
+}
+
+struct Figures {
+  int clients = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t events = 0;
+  double seconds = 0;
+  double peak_rss_mib = 0;
+  bool invariants_held = false;
+};
+
+/// Runs the crowd in a child process; its own peak memory comes back with it.
+Figures measure(int clients) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) std::abort();
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    const pacing::sim::Scenario scenario =
+        pacing::sim::parse_scenario(crowd_scenario(clients), "bench-crowd.json");
+    pacing::sim::RunOptions options;
+    options.series = false;
+    const auto start = std::chrono::steady_clock::now();
+    const pacing::sim::RunOutcome out = pacing::sim::run_scenario(scenario, options);
+    Figures f;
+    f.clients = clients;
+    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    f.events = out.events;
+    f.requests = out.result["summary"]["completed"].get<std::uint64_t>();
+    f.invariants_held = out.violations.empty();
+    if (write(pipe_fds[1], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) _exit(1);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  Figures f;
+  const bool got = read(pipe_fds[0], &f, sizeof f) == static_cast<ssize_t>(sizeof f);
+  close(pipe_fds[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(child, &status, 0, &usage);
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "bench_crowd: the run of %d clients failed\n", clients);
+    std::exit(1);
+  }
+  f.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
+  std::vector<Figures> all;
+  for (int clients : {1, 1000, 10000}) all.push_back(measure(clients));
+  if (json) {
+    std::printf("[");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const Figures& f = all[i];
+      std::printf(
+          "%s{\"clients\":%d,\"requests\":%llu,\"events\":%llu,\"seconds\":%.3f,"
+          "\"peak_rss_mib\":%.1f,\"invariants_held\":%s}",
+          i ? "," : "", f.clients, static_cast<unsigned long long>(f.requests),
+          static_cast<unsigned long long>(f.events), f.seconds, f.peak_rss_mib,
+          f.invariants_held ? "true" : "false");
+    }
+    std::printf("]\n");
+    return 0;
+  }
+  std::printf("%d requests over %d hosts, sent by N clients (one engine each), no series\n",
+              kRequests, kHosts);
+  std::printf("%10s %12s %12s %10s %12s %12s %s\n", "clients", "completed", "events", "seconds",
+              "peak MiB", "vs 1 client", "invariants");
+  for (const Figures& f : all) {
+    std::printf("%10d %12llu %12llu %10.3f %12.1f %11.2fx %s\n", f.clients,
+                static_cast<unsigned long long>(f.requests),
+                static_cast<unsigned long long>(f.events), f.seconds, f.peak_rss_mib,
+                f.seconds / all[0].seconds, f.invariants_held ? "held" : "BROKEN");
+  }
+  return 0;
+}
