@@ -97,6 +97,37 @@ class ScenarioMaker {
     return s;
   }
 
+  /// The same kind of scenario made a crowd: one or two populations of 1-4 clients each (the
+  /// client settings drawn as above, jitter on or off, starts at once or spread, identities by
+  /// address template or shared), each query run by every client of one of them, and some
+  /// servers given a server-wide capacity.
+  Json make_crowd() {
+    Json s = make();
+    Json populations = Json::array();
+    const int count = uniform(1, 2);
+    for (int p = 0; p < count; ++p) {
+      Json population = s["client"];
+      population["name"] = "p" + std::to_string(p);
+      population["count"] = uniform(1, 4);
+      population["rules"]["jitter"] = chance(0.5);
+      if (chance(0.5)) population["start"] = {{"uniform", {0, pick({0, 1, 3})}}};
+      if (chance(0.5)) population["address"] = pick_text({"10.0.0.{i}", "10.0.0.1"});
+      if (chance(0.3)) population["headers"] = {{"X-Client-Id", "c-{i}"}};
+      populations.push_back(population);
+    }
+    s.erase("client");
+    s["clients"] = populations;
+    for (Json& query : s["queries"]) query["client"] = "p" + std::to_string(uniform(0, count - 1));
+    for (auto& [host, server] : s["servers"].items()) {
+      if (chance(0.3)) {
+        server["capacity"] = {{"workers", pick({1, 2, 4})},
+                              {"queue", pick({0, 2})},
+                              {"queue_timeout", pick({1, 2}) * 0.5}};
+      }
+    }
+    return s;
+  }
+
  private:
   Json server() {
     const int kind = uniform(0, 5);
@@ -192,7 +223,48 @@ std::vector<std::string> contract_violations(const Json& result, const std::stri
       v.push_back("trace: " + host + " starts " + std::to_string(starts[host]) + ", result.json " +
                   figures["starts"].dump());
   }
+  if (result.contains("clients")) {  // a crowd: the populations add up to the run
+    std::int64_t requests = 0, completed = 0;
+    for (const auto& [name, population] : result["clients"].items()) {
+      requests += population["requests"].get<std::int64_t>();
+      completed += population["completed"].get<std::int64_t>();
+      const double jain = population["fairness"]["jain"].is_null()
+                              ? 1.0
+                              : population["fairness"]["jain"].get<double>();
+      if (!(jain > 0 && jain <= 1 + 1e-9))
+        v.push_back("clients." + name + ": Jain's index " + std::to_string(jain));
+    }
+    if (requests != n("requests") || completed != n("completed"))
+      v.push_back("clients: the populations' requests or completed do not add up to the summary");
+    std::istringstream lines(trace);
+    for (std::string text; std::getline(lines, text);) {
+      if (!Json::parse(text).contains("client")) {
+        v.push_back("trace: a crowd's line without its client: " + text);
+        break;
+      }
+    }
+  }
   return v;
+}
+
+/// Runs `document` under every strategy; reports the first problem with its seed and document.
+void check_every_strategy(const Json& document, std::uint64_t seed) {
+  const Scenario scenario = parse_scenario(document, "random.json");
+  for (const std::string& strategy : strategy_names()) {
+    std::ostringstream trace;
+    RunOptions options;
+    options.strategy = strategy;
+    options.trace = &trace;
+    const RunOutcome out = run_scenario(scenario, options);
+    std::vector<std::string> problems = out.violations;
+    for (std::string& p : contract_violations(out.result, trace.str()))
+      problems.push_back(std::move(p));
+    if (problems.empty()) continue;
+    std::string report;
+    for (const std::string& p : problems) report += "  " + p + "\n";
+    ADD_FAILURE() << "seed " << seed << ", " << strategy << ":\n" << report << document.dump();
+    return;
+  }
 }
 
 constexpr std::uint64_t kSeedsPerShard = 100;
@@ -203,23 +275,19 @@ class ScenarioProperties : public ::testing::TestWithParam<int> {};
 TEST_P(ScenarioProperties, InvariantsHoldForRandomScenariosUnderEveryStrategy) {
   const std::uint64_t first = static_cast<std::uint64_t>(GetParam()) * kSeedsPerShard + 1;
   for (std::uint64_t seed = first; seed < first + kSeedsPerShard; ++seed) {
-    const Json document = ScenarioMaker(seed).make();
-    const Scenario scenario = parse_scenario(document, "random.json");
-    for (const std::string& strategy : strategy_names()) {
-      std::ostringstream trace;
-      RunOptions options;
-      options.strategy = strategy;
-      options.trace = &trace;
-      const RunOutcome out = run_scenario(scenario, options);
-      std::vector<std::string> problems = out.violations;
-      for (std::string& p : contract_violations(out.result, trace.str()))
-        problems.push_back(std::move(p));
-      if (problems.empty()) continue;
-      std::string report;
-      for (const std::string& p : problems) report += "  " + p + "\n";
-      ADD_FAILURE() << "seed " << seed << ", " << strategy << ":\n" << report << document.dump();
-      return;
-    }
+    if (HasFailure()) return;
+    check_every_strategy(ScenarioMaker(seed).make(), seed);
+  }
+}
+
+// The same for crowds: every client's own engine holds its caps, spacing and pauses, the
+// populations add up to the run, and every trace line names its client (half as many seeds:
+// a crowd run costs a few single-client runs).
+TEST_P(ScenarioProperties, InvariantsHoldForRandomCrowdsUnderEveryStrategy) {
+  const std::uint64_t first = static_cast<std::uint64_t>(GetParam()) * kSeedsPerShard / 2 + 1;
+  for (std::uint64_t seed = first; seed < first + kSeedsPerShard / 2; ++seed) {
+    if (HasFailure()) return;
+    check_every_strategy(ScenarioMaker(seed).make_crowd(), seed);
   }
 }
 
