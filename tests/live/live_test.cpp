@@ -15,6 +15,7 @@
 
 #include "live/live_run.hpp"
 #include "mockservers/mock_servers.hpp"
+#include "tests/trace_lines.hpp"
 
 namespace pacing::live {
 namespace {
@@ -22,15 +23,9 @@ namespace {
 using sim::Json;
 
 sim::Scenario scenario(const std::string& text) {
-  return sim::parse_scenario(Json::parse(text), "live.json");
+  return testing::scenario_from(text, "live.json");
 }
-
-std::vector<Json> trace_lines(const std::string& text) {
-  std::vector<Json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
-}
+using testing::trace_lines;
 
 TEST(MockServers, AnswerWithTheModelOverRealHttp) {
   auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence", "responses": [

@@ -7,18 +7,13 @@
 #include <sstream>
 
 #include "sim/runner.hpp"
+#include "tests/trace_lines.hpp"
 
 namespace pacing::sim {
 namespace {
 
-Scenario scenario(const std::string& text) { return parse_scenario(Json::parse(text), "c.json"); }
-
-std::vector<Json> lines(const std::string& trace) {
-  std::vector<Json> out;
-  std::istringstream in(trace);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
-}
+Scenario scenario(const std::string& text) { return testing::scenario_from(text, "c.json"); }
+std::vector<Json> lines(const std::string& trace) { return testing::trace_lines(trace); }
 
 // "One engine per client, as N real users would have: own queues": a cap of one in flight per
 // host holds for each client, not for the crowd.

@@ -6,20 +6,15 @@
 
 #include "sim/invariants.hpp"
 #include "sim/runner.hpp"
+#include "tests/trace_lines.hpp"
 
 namespace pacing::sim {
 namespace {
 
 using namespace std::chrono_literals;
 
-Scenario scenario(const std::string& text) { return parse_scenario(Json::parse(text), "t.json"); }
-
-std::vector<Json> lines(const std::string& trace) {
-  std::vector<Json> out;
-  std::istringstream in(trace);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
-}
+Scenario scenario(const std::string& text) { return testing::scenario_from(text); }
+std::vector<Json> lines(const std::string& trace) { return testing::trace_lines(trace); }
 
 const char* kRefuseOnce = R"({
   "name": "refuse-once",
@@ -184,8 +179,7 @@ TEST(Runner, InFlightSeriesKeepsAPeakWithinOneInstant) {
                                 options);
   EXPECT_TRUE(out.violations.empty());
   EXPECT_EQ(out.result["hosts"]["a.test"]["max_in_flight"], 3);
-  EXPECT_EQ(out.result["hosts"]["a.test"]["series"]["in_flight"],
-            Json::parse("[[0.0,3],[0.0,0]]"));
+  EXPECT_EQ(out.result["hosts"]["a.test"]["series"]["in_flight"], Json::parse("[[0.0,3],[0.0,0]]"));
 }
 
 TEST(Runner, AbortEventAbortsTheQuery) {
