@@ -8,8 +8,8 @@
 
 #include "cli/common.hpp"
 #include "gui/plot.hpp"
-#include "sim/files.hpp"
 #include "gui/run_data.hpp"
+#include "sim/files.hpp"
 
 namespace pacing::cli {
 
@@ -21,6 +21,7 @@ struct PlotArgs {
   std::vector<std::string> labels;
   int width = 1400;
   int chart_height = 280;
+  std::vector<std::string> lines;
 };
 
 /// Reads and checks one result.json; throws InputError naming the file (and the JSON Pointer).
@@ -40,7 +41,7 @@ int plot_command(const PlotArgs& a) {
   std::vector<sim::Json> results;
   for (const std::string& file : a.results) results.push_back(read_result(file));  // all first
   sim::check_output_file(a.out);
-  gui::PlotSize size{a.width, a.chart_height};
+  gui::PlotSize size{a.width, a.chart_height, a.lines};
   std::string error;
   if (!gui::render_charts_png(results, a.out, size, a.labels, &error)) {
     throw sim::InputError(error);
@@ -58,6 +59,10 @@ void add_plot_command(CLI::App& app, Action& action) {
   cmd->add_option("results", args->results, "result.json files (several are overlaid)")->required();
   cmd->add_option("-o,--out", args->out, "The PNG file to write")->required();
   cmd->add_option("--label", args->labels, "A legend name per result, in order (repeatable)");
+  cmd->add_option("--line", args->lines,
+                  "A host, group or crowd population (\"clients: NAME\", its clients' sum) to "
+                  "draw (repeatable; default: every host)")
+      ->allow_extra_args(false);
   cmd->add_option("--width", args->width, "Picture width in pixels")->check(CLI::Range(400, 10000));
   cmd->add_option("--chart-height", args->chart_height, "Height of each of the four charts")
       ->check(CLI::Range(120, 4000));

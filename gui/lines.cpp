@@ -96,9 +96,10 @@ std::vector<Line> choose_lines(const std::vector<RunData>& runs, const LineChoic
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const RunData& run = runs[r];
     std::vector<std::shared_ptr<const Entity>> chosen;
-    for (const auto* list : {&run.hosts, &run.groups}) {
+    for (const auto* list : {&run.populations, &run.hosts, &run.groups}) {
       for (const auto& e : *list) {
-        const bool wanted = choice.keys.empty() ? !e->group : choice.keys.contains(e->key);
+        const bool wanted =
+            choice.keys.empty() ? !e->group && !e->population : choice.keys.contains(e->key);
         if (wanted) chosen.push_back(e);
       }
     }

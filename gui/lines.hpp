@@ -24,7 +24,7 @@ struct Line {
 
 /// What to draw.
 struct LineChoice {
-  /// Hosts and groups to draw; empty: every host of each run (no groups).
+  /// Hosts, groups and populations (population_key) to draw; empty: every host of each run.
   std::set<std::string> keys;
   /// Beyond this many entities in one run, the busiest (max - 1) are drawn and the rest merged.
   std::size_t max_per_run = 6;

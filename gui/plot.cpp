@@ -5,6 +5,7 @@
 #include <QImage>
 #include <QLayout>
 #include <QSaveFile>
+#include <algorithm>
 #include <memory>
 
 #include "gui/chart_stack.hpp"
@@ -24,7 +25,9 @@ bool render(std::vector<RunData> runs, const std::string& png_path, const PlotSi
             std::string* error) {
   ChartStack stack;
   stack.setAttribute(Qt::WA_DontShowOnScreen);
-  stack.set_runs(std::move(runs));
+  LineChoice choice;
+  choice.keys.insert(size.lines.begin(), size.lines.end());
+  stack.set_runs(std::move(runs), std::move(choice));
   const int legend_height = stack.legend()->sizeHint().height();
   // The layout would pass its minimum size on to the (offscreen) window, which says on stderr
   // that it cannot take size hints; the picture's size is set here anyway.
@@ -68,6 +71,17 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
                              ": /hosts: no step series (was it written without series?)");
     }
     if (i < labels.size()) runs.back().label = labels[i];
+  }
+  for (const std::string& key : size.lines) {
+    const bool known = std::any_of(runs.begin(), runs.end(), [&](const RunData& run) {
+      for (const auto* list : {&run.hosts, &run.groups, &run.populations}) {
+        for (const auto& e : *list) {
+          if (e->key == key) return true;
+        }
+      }
+      return false;
+    });
+    if (!known) return fail(error, "--line " + key + ": no host, group or population of that name");
   }
   if (QCoreApplication::instance()) {
     if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {

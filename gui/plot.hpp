@@ -16,6 +16,8 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
 struct PlotSize {
   int width = 1400;
   int chart_height = 280;  ///< each of the four charts; the legend adds its own height
+  /// The hosts, groups and populations ("clients: NAME") to draw; empty: every host.
+  std::vector<std::string> lines;
 };
 
 /// As render_charts_png, with a size and labels for the runs (empty: from the results).

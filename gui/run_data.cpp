@@ -170,6 +170,8 @@ Queue decode_queue(const std::string& key) {
 
 }  // namespace
 
+std::string population_key(const std::string& name) { return "clients: " + name; }
+
 RunData read_run(const Json& result) {
   if (!result.is_object()) fail("", "a result must be a JSON object");
   RunData run;
@@ -205,6 +207,22 @@ RunData read_run(const Json& result) {
     for (const auto& [key, node] : groups->items()) {
       run.groups.push_back(
           read_entity(key, node, "/groups" + escape(key), true, 0, run.has_series));
+    }
+  }
+  if (auto clients = result.find("clients"); clients != result.end()) {
+    if (!clients->is_object()) fail("/clients", "must be an object");
+    for (const auto& [name, node] : clients->items()) {
+      const std::string pointer = "/clients" + escape(name);
+      if (!node.is_object()) fail(pointer, "must be an object");
+      auto e = std::make_shared<Entity>();
+      e->key = population_key(name);
+      e->population = true;
+      e->starts = number(node, "requests", pointer, false);
+      if (auto series = node.find("series"); series != node.end()) {
+        if (!series->is_object()) fail(pointer + "/series", "must be an object of step series");
+        e->in_flight = read_steps(*series, "in_flight", pointer + "/series");
+      }
+      run.populations.push_back(std::move(e));
     }
   }
   if (auto queues = result.find("queues"); queues != result.end()) {

@@ -49,7 +49,13 @@ struct Entity {
   Steps started;       ///< attempts started so far (hosts only; empty in older results)
   std::vector<Refusal> refusals;  ///< hosts only, when recorded
   double starts = 0;              ///< attempts started (hosts only)
+  /// A crowd's population (result.json `clients`): `in_flight` is the sum over its clients, the
+  /// other series are empty (learned state is each client's own).
+  bool population = false;
 };
+
+/// The key a population's line goes by ("clients: users"): no host or group key has a space.
+std::string population_key(const std::string& name);
 
 /// A limit as a queue key states it: an in-flight cap and a configured spacing.
 struct QueueLimit {
@@ -81,7 +87,8 @@ struct RunData {
   Summary summary;
   std::vector<std::shared_ptr<const Entity>> hosts;
   std::vector<std::shared_ptr<const Entity>> groups;
-  std::vector<std::shared_ptr<const Queue>> queues;  ///< shared: copies of a run stay cheap
+  std::vector<std::shared_ptr<const Queue>> queues;        ///< shared: copies of a run stay cheap
+  std::vector<std::shared_ptr<const Entity>> populations;  ///< a crowd's, in result.json order
   bool has_series = false;  ///< false for results written without step series
 
   /// The last instant anything changed (at least the makespan).

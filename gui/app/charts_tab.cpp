@@ -57,16 +57,17 @@ void ChartsTab::set_runs(const std::vector<RunData>& runs) {
       ticked.insert(entities_->item(row)->text().toStdString());
     }
   }
-  std::set<std::string> hosts, groups;
+  std::set<std::string> hosts, groups, populations;
   for (const RunData& run : runs) {
     for (const auto& h : run.hosts) hosts.insert(h->key);
     for (const auto& g : run.groups) groups.insert(g->key);
+    for (const auto& p : run.populations) populations.insert(p->key);
   }
   {
     const QSignalBlocker quiet(entities_);
     entities_->clear();
     // Every host, however many: the filter above the list finds one among thousands.
-    for (const auto* keys : {&groups, &hosts}) {
+    for (const auto* keys : {&populations, &groups, &hosts}) {
       for (const std::string& key : *keys) {
         auto* item = new QListWidgetItem(QString::fromStdString(key), entities_);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);

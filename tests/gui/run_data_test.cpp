@@ -112,6 +112,24 @@ class RunDataTest : public QObject {
     QCOMPARE(lines[3].entity->in_flight.at(0), 1.0);
   }
 
+  void a_crowds_population_is_one_line_on_demand() {
+    const RunData run = read_run(nlohmann::json::parse(R"({"summary": {"requests": 4,
+        "completed": 4, "gave_up": 0, "refusals": 0, "retries": 0, "makespan": 1},
+        "hosts": {"a.test": {"starts": 4, "series": {"in_flight": [[0, 4], [1, 0]]}}},
+        "clients": {"users": {"requests": 4, "series": {"in_flight": [[0, 4], [0.5, 1], [1, 0]],
+                                                       "refusals": []}}}})"));
+    QCOMPARE(run.populations.size(), std::size_t{1});
+    QCOMPARE(run.populations[0]->key, population_key("users"));
+    QCOMPARE(run.populations[0]->in_flight.at(0.7), 1.0);
+    // Every host by default; the population (the sum of its clients) when ticked.
+    const auto by_default = choose_lines({run}, LineChoice{});
+    QCOMPARE(by_default.size(), std::size_t{1});
+    QCOMPARE(by_default[0].label, std::string("a.test"));
+    const auto ticked = choose_lines({run}, LineChoice{{"clients: users", "a.test"}, 6});
+    QCOMPARE(ticked.size(), std::size_t{2});
+    QCOMPARE(ticked[0].label, std::string("clients: users"));
+  }
+
   void a_bad_result_is_reported_by_pointer() {
     auto error_of = [](const char* text) {
       try {
