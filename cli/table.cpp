@@ -33,6 +33,27 @@ std::string format_summary(const Json& result) {
                 s["latency"]["p50"].get<double>(), s["latency"]["p95"].get<double>(),
                 s["latency"]["p99"].get<double>());
   out += line;
+  if (result.contains("clients")) out += format_populations(result["clients"]);
+  return out;
+}
+
+std::string format_populations(const Json& clients) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-16s %7s %9s %8s %8s %10s %21s %7s\n", "population", "clients",
+                "completed", "gave_up", "refused", "makespan", "per client min-max", "Jain");
+  out += line;
+  for (const auto& [name, p] : clients.items()) {
+    const Json& per_client = p["spread"]["makespan"];
+    const Json& jain = p["fairness"]["jain"];
+    std::snprintf(line, sizeof line, "%-16s %7llu %9llu %8llu %8llu %9.3fs %9.3fs-%9.3fs %7s\n",
+                  name.c_str(), p["clients"].get<unsigned long long>(),
+                  p["completed"].get<unsigned long long>(), p["gave_up"].get<unsigned long long>(),
+                  p["refusals"].get<unsigned long long>(), p["makespan"].get<double>(),
+                  per_client["min"].get<double>(), per_client["max"].get<double>(),
+                  jain.is_null() ? "-" : std::to_string(jain.get<double>()).substr(0, 5).c_str());
+    out += line;
+  }
   return out;
 }
 

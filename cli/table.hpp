@@ -12,6 +12,10 @@ namespace pacing::sim {
 /// run's totals, from a result.json document.
 std::string format_summary(const Json& result);
 
+/// A crowd's table: one row per population (result.json `clients`): totals, the spread of its
+/// clients' makespans, and Jain's fairness index over their goodput.
+std::string format_populations(const Json& clients);
+
 /// One row per result (strategy): completed, gave up, failed, aborted, refusals, retries,
 /// makespan and latency percentiles, for comparing strategies on one scenario.
 std::string format_comparison(const std::vector<Json>& results);

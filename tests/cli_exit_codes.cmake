@@ -72,3 +72,15 @@ execute_process(COMMAND "${LAB}" --version RESULT_VARIABLE code OUTPUT_VARIABLE 
 if(NOT code EQUAL 0 OR NOT stdout MATCHES "pacing-lab [0-9]")
   message(FATAL_ERROR "--version: ${code} ${stdout}")
 endif()
+# A crowd's run prints a row per population; plot --line of an unknown name is bad input.
+execute_process(COMMAND "${LAB}" run "${SOURCE}/scenarios/policy-crowd.json"
+                RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "a crowd's run must exit 0, got ${code}")
+endif()
+foreach(expected "population       clients completed" "office                10       200")
+  string(FIND "${stdout}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "missing \"${expected}\" in:\n${stdout}")
+  endif()
+endforeach()
