@@ -1,7 +1,5 @@
 #include "gui/app/main_window.hpp"
 
-#include "sim/files.hpp"
-
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -22,6 +20,7 @@
 #include "gui/app/teach_panel.hpp"
 #include "gui/chart_stack.hpp"
 #include "gui/csv_export.hpp"
+#include "sim/files.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::gui {

@@ -1,19 +1,21 @@
 #include "gui/app/scenario_panel.hpp"
 
-#include "sim/files.hpp"
-
+#include <QComboBox>
 #include <QFileDialog>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <fstream>
 
 #include "gui/app/settings_form.hpp"
+#include "sim/files.hpp"
 
 namespace pacing::gui {
 
@@ -52,6 +54,24 @@ ScenarioPanel::ScenarioPanel(const std::filesystem::path& shipped_dir, QWidget* 
   description_->setWordWrap(true);
   description_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(description_);
+
+  // A crowd's populations: the form shows one at a time, with its number of clients.
+  auto* who = new QHBoxLayout;
+  who->addWidget(new QLabel("Settings of:", this));
+  population_ = new QComboBox(this);
+  population_->setObjectName("population");
+  who->addWidget(population_, 1);
+  who->addWidget(new QLabel("clients:", this));
+  count_ = new QSpinBox(this);
+  count_->setObjectName("count");
+  count_->setRange(1, 100000);
+  count_->setEnabled(false);
+  who->addWidget(count_);
+  layout->addLayout(who);
+  connect(population_, &QComboBox::activated, this, [this](int row) {
+    store_form(document_, shown_);
+    show_population(population_->itemData(row).toInt());
+  });
 
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
@@ -105,7 +125,18 @@ bool ScenarioPanel::open_scenario(const std::filesystem::path& file, QString* er
     description_->setText(QString("<b>%1</b><br>%2")
                               .arg(QString::fromStdString(checked.name).toHtmlEscaped(),
                                    QString::fromStdString(checked.description).toHtmlEscaped()));
-    form_->set_client(document_.value("client", nlohmann::json::object()));
+    population_->clear();
+    if (document_.contains("client") || !document_.contains("clients")) {
+      population_->addItem("client", -1);
+    }
+    const nlohmann::json crowd = document_.value("clients", nlohmann::json::array());
+    for (std::size_t i = 0; i < crowd.size(); ++i) {
+      population_->addItem(QString("%1 (%2 clients)")
+                               .arg(QString::fromStdString(crowd[i].value("name", "")))
+                               .arg(crowd[i].value("count", 1)),
+                           static_cast<int>(i));
+    }
+    show_population(population_->itemData(0).toInt());
     run_->setEnabled(true);
     run_all_->setEnabled(true);
     return true;
@@ -115,9 +146,31 @@ bool ScenarioPanel::open_scenario(const std::filesystem::path& file, QString* er
   }
 }
 
+void ScenarioPanel::show_population(int index) {
+  shown_ = index;
+  const bool crowd = index >= 0;
+  const nlohmann::json& settings = crowd ? document_["clients"][static_cast<std::size_t>(index)]
+                                         : document_.value("client", nlohmann::json::object());
+  form_->set_client(settings);
+  count_->setEnabled(crowd);
+  count_->setValue(crowd ? settings.value("count", 1) : 1);
+}
+
+void ScenarioPanel::store_form(nlohmann::json& document, int index) const {
+  if (index < 0) {
+    document["client"] = form_->client();
+    return;
+  }
+  // The population keeps what the form does not show (name, start, address, headers).
+  nlohmann::json& population = document["clients"][static_cast<std::size_t>(index)];
+  const nlohmann::json settings = form_->client();  // kept alive while its items are read
+  for (const auto& [key, value] : settings.items()) population[key] = value;
+  population["count"] = count_->value();
+}
+
 sim::Scenario ScenarioPanel::scenario_to_run() const {
   nlohmann::json document = document_;
-  document["client"] = form_->client();
+  store_form(document, shown_);
   return sim::parse_scenario(document, file_);
 }
 

@@ -10,8 +10,10 @@
 
 #include "sim/scenario.hpp"
 
+class QComboBox;
 class QLabel;
 class QListWidget;
+class QSpinBox;
 class QProgressBar;
 class QPushButton;
 
@@ -36,6 +38,10 @@ class ScenarioPanel : public QWidget {
   void show_idle(const QString& message);
 
   SettingsForm* form() const { return form_; }
+  /// Whose settings the form shows: "client", or a crowd's population ("users (20 clients)").
+  QComboBox* population_box() const { return population_; }
+  /// How many clients the shown population has (a crowd's; disabled for "client").
+  QSpinBox* count_box() const { return count_; }
   QListWidget* shipped_list() const { return shipped_; }
 
  signals:
@@ -46,8 +52,16 @@ class ScenarioPanel : public QWidget {
   void problem(const QString& message);
 
  private:
+  /// Writes the form (and the count) into the document's population `index` (-1: "client").
+  void store_form(nlohmann::json& document, int index) const;
+  /// Shows population `index` (-1: "client") in the form.
+  void show_population(int index);
+
   std::filesystem::path file_;
   nlohmann::json document_;
+  int shown_ = -1;  ///< the population the form shows: an index into "clients", or -1 ("client")
+  QComboBox* population_;
+  QSpinBox* count_;
   QListWidget* shipped_;
   QLabel* description_;
   SettingsForm* form_;

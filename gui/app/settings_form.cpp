@@ -27,6 +27,7 @@ struct RuleText {
   const char* key;
   const char* label;
   const char* tip;
+  bool on_by_default = true;
 };
 const std::vector<RuleText> kRules{
     {"countOnlySinceLastChange", "count only requests started since the last change",
@@ -41,6 +42,10 @@ const std::vector<RuleText> kRules{
     {"decayOnSuccess", "decay on success", "Every other answer takes a tenth off the interval."},
     {"retryKeepsPlace", "retry keeps its place",
      "A retried request goes ahead of every request that arrived after it."},
+    {"jitter", "jitter (full)",
+     "A start released by a pause or a learned interval waits a further random fraction of that "
+     "wait, so that clients refused together do not come back together.",
+     false},
 };
 
 QDoubleSpinBox* seconds_box(double max, int decimals = 3) {
@@ -131,6 +136,12 @@ QWidget* SettingsForm::build_core_box() {
   max_retry_after_ = seconds_box(7 * 86400, 0);
   max_retry_after_->setToolTip("A longer Retry-After is absurd and treated as absent");
   form->addRow("longest Retry-After", max_retry_after_);
+  hints_ = new QCheckBox("follow RateLimit hints (draft)", box);
+  hints_->setObjectName("hints");
+  hints_->setToolTip(
+      "Pace by the server's RateLimit-Policy / RateLimit fields before it refuses (off by "
+      "default)");
+  form->addRow(hints_);
   for (const RuleText& rule : kRules) {
     auto* check = new QCheckBox(rule.label, box);
     check->setObjectName(rule.key);
@@ -169,9 +180,12 @@ void SettingsForm::set_client(const Json& client) {
   initial_interval_->setValue(c.value("initialInterval", seconds_of(engine.initial_interval)));
   max_interval_->setValue(c.value("maxInterval", seconds_of(engine.max_interval)));
   decay_->setValue(c.value("decay", engine.decay));
+  hints_->setChecked(c.value("hints", engine.hints));
   max_retry_after_->setValue(c.value("maxRetryAfter", seconds_of(engine.max_retry_after)));
   const Json rules = c.value("rules", Json::object());
-  for (auto& [key, check] : rules_) check->setChecked(rules.value(key, true));  // all on by default
+  for (const RuleText& rule : kRules) {
+    rules_.at(rule.key)->setChecked(rules.value(rule.key, rule.on_by_default));
+  }
   const Json com = c.value("comunica", Json::object());
   correction_->setValue(com.value("correctionMultiplier", comunica.correction_multiplier));
   failure_->setValue(com.value("failureMultiplier", comunica.failure_multiplier));
@@ -214,6 +228,7 @@ Json SettingsForm::client() const {
   c["initialInterval"] = initial_interval_->value();
   c["maxInterval"] = max_interval_->value();
   c["decay"] = decay_->value();
+  c["hints"] = hints_->isChecked();
   c["maxRetryAfter"] = max_retry_after_->value();
   Json rules = Json::object();
   for (const auto& [key, check] : rules_) rules[key] = check->isChecked();

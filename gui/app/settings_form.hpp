@@ -39,6 +39,7 @@ class SettingsForm : public QWidget {
   QDoubleSpinBox* max_interval_ = nullptr;
   QDoubleSpinBox* decay_ = nullptr;
   QDoubleSpinBox* max_retry_after_ = nullptr;
+  QCheckBox* hints_ = nullptr;
   std::map<std::string, QCheckBox*>
       rules_;  ///< by the scenario's key, e.g. countOnlySinceLastChange
   QDoubleSpinBox* correction_ = nullptr;

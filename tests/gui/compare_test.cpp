@@ -1,8 +1,11 @@
 // Comparing runs: each strategy on one scenario, overlaid, with the summary table; cancelling a
 // series between runs.
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 #include <fstream>
 
@@ -11,6 +14,7 @@
 #include "gui/app/run_worker.hpp"
 #include "gui/app/runs_panel.hpp"
 #include "gui/app/scenario_panel.hpp"
+#include "gui/app/settings_form.hpp"
 #include "gui/app/summary_table.hpp"
 #include "gui/chart_stack.hpp"
 #include "tests/gui/helpers.hpp"
@@ -81,6 +85,40 @@ class CompareTest : public QObject {
     QCOMPARE(done.first().first().toBool(), true);
     QVERIFY(window.runs_panel()->count() <= 1);
     QVERIFY(!window.worker()->busy());
+  }
+
+  void a_crowds_populations_are_edited_one_at_a_time() {
+    MainWindow window(PACING_SCENARIO_DIR);
+    ScenarioPanel& panel = *window.scenario_panel();
+    QVERIFY(panel.open_scenario(shipped("policy-crowd")));
+    QCOMPARE(panel.population_box()->count(), 2);  // a crowd without "client": its populations
+    QCOMPARE(panel.population_box()->itemText(1), QString("home (10 clients)"));
+    QVERIFY(panel.count_box()->isEnabled());
+    // The office gets 4 clients and hints off; then the home users are shown, and the office's
+    // edits stay.
+    panel.count_box()->setValue(4);
+    panel.form()->findChild<QCheckBox*>("hints")->setChecked(false);
+    panel.population_box()->setCurrentIndex(1);
+    emit panel.population_box()->activated(1);
+    QCOMPARE(panel.count_box()->value(), 10);
+    QVERIFY(panel.form()->findChild<QCheckBox*>("hints")->isChecked());
+    panel.form()->findChild<QCheckBox*>("jitter")->setChecked(true);
+    const sim::Scenario scenario = panel.scenario_to_run();
+    QCOMPARE(scenario.populations.size(), std::size_t{3});  // "client" (unused), office, home
+    QCOMPARE(scenario.populations[1].count, std::uint64_t{4});
+    QVERIFY(!scenario.populations[1].client.engine.hints);
+    QVERIFY(!scenario.populations[1].client.engine.rules.jitter);
+    QCOMPARE(scenario.populations[2].count, std::uint64_t{10});
+    QVERIFY(scenario.populations[2].client.engine.rules.jitter);
+  }
+
+  void the_form_keeps_every_client_setting_it_shows() {
+    // `hints` was dropped by the form before it had a box of its own.
+    MainWindow window(PACING_SCENARIO_DIR);
+    QVERIFY(window.scenario_panel()->open_scenario(shipped("policy-hints-on")));
+    QCOMPARE(window.scenario_panel()->population_box()->count(), 1);
+    QVERIFY(!window.scenario_panel()->count_box()->isEnabled());
+    QVERIFY(window.scenario_panel()->scenario_to_run().client.engine.hints);
   }
 
   void a_result_file_opens_as_a_run() {
