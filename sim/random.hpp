@@ -50,12 +50,6 @@ class Distribution {
     return Duration{std::llround(seconds * 1e6)};
   }
 
-  /// True when every draw is zero (so callers can skip scheduling).
-  bool is_zero() const {
-    auto* f = std::get_if<Fixed>(&shape_);
-    return f && f->seconds == 0;
-  }
-
  private:
   std::variant<Fixed, LogNormal, Uniform> shape_{Fixed{}};
 };

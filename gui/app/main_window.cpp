@@ -226,7 +226,6 @@ bool MainWindow::export_csv(const QString& path, QString* error) {
 }
 
 void MainWindow::show_problem(const QString& message) {
-  last_problem_ = message;
   statusBar()->showMessage(message.section('\n', 0, 0), 10000);
   // Not modal: a long run series keeps going, and nothing waits on the box.
   auto* box = new QMessageBox(QMessageBox::Warning, "pacing-lab", message, QMessageBox::Ok, this);

@@ -44,8 +44,6 @@ class MainWindow : public QMainWindow {
   TeachPanel* teach_panel() const { return teach_; }
   QTabWidget* tabs() const { return tabs_; }
   RunWorker* worker() const { return worker_; }
-  /// The last problem shown to the user (empty when none).
-  QString last_problem() const { return last_problem_; }
 
  signals:
   /// A series of runs or loads finished (for tests and the status bar).
@@ -62,7 +60,6 @@ class MainWindow : public QMainWindow {
   TeachPanel* teach_;
   QTabWidget* tabs_;
   RunWorker* worker_;
-  QString last_problem_;
 };
 
 }  // namespace pacing::gui
