@@ -6,9 +6,12 @@
 #include <QLayout>
 #include <QSaveFile>
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "gui/chart_stack.hpp"
+#include "gui/fairness_chart.hpp"
 #include "gui/run_data.hpp"
 
 namespace pacing::gui {
@@ -20,7 +23,18 @@ bool fail(std::string* error, const std::string& message) {
   return false;
 }
 
-/// Renders with the running QApplication.
+/// Writes `widget`'s picture to `png_path`, all or nothing.
+bool save_png(QWidget& widget, const std::string& png_path, std::string* error) {
+  const QImage image = widget.grab().toImage();
+  QSaveFile file(QString::fromStdString(png_path));  // all or nothing: no half-written file
+  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+    return fail(error,
+                png_path + ": cannot write the picture (" + file.errorString().toStdString() + ")");
+  }
+  return true;
+}
+
+/// Renders the time charts with the running QApplication.
 bool render(std::vector<RunData> runs, const std::string& png_path, const PlotSize& size,
             std::string* error) {
   ChartStack stack;
@@ -39,55 +53,54 @@ bool render(std::vector<RunData> runs, const std::string& png_path, const PlotSi
   stack.align_plot_areas();
   QApplication::processEvents();
   QApplication::processEvents();
-  const QImage image = stack.grab().toImage();
-  QSaveFile file(QString::fromStdString(png_path));  // all or nothing: no half-written file
-  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
-    return fail(error,
-                png_path + ": cannot write the picture (" + file.errorString().toStdString() + ")");
+  return save_png(stack, png_path, error);
+}
+
+/// Renders the fairness chart with the running QApplication.
+bool render_fairness(const std::vector<RunData>& runs, const std::string& png_path,
+                     const PlotSize& size, std::string* error) {
+  FairnessChart chart;
+  chart.setAttribute(Qt::WA_DontShowOnScreen);
+  chart.set_runs(runs);
+  chart.resize(size.width, 2 * size.chart_height);
+  chart.show();
+  QApplication::processEvents();
+  return save_png(chart, png_path, error);
+}
+
+/// The results read as the charts read them, labelled; `need_series`: each must have series.
+std::optional<std::vector<RunData>> read_runs(const std::vector<nlohmann::json>& results,
+                                              const std::vector<std::string>& labels,
+                                              bool need_series, std::string* error) {
+  if (results.empty()) {
+    fail(error, "no result to plot");
+    return std::nullopt;
   }
-  return true;
-}
-
-}  // namespace
-
-bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
-                       std::string* error) {
-  return render_charts_png(results, png_path, PlotSize{}, {}, error);
-}
-
-bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
-                       const PlotSize& size, const std::vector<std::string>& labels,
-                       std::string* error) {
-  if (results.empty()) return fail(error, "no result to plot");
   std::vector<RunData> runs;
   for (std::size_t i = 0; i < results.size(); ++i) {
     try {
       runs.push_back(read_run(results[i]));
     } catch (const ResultError& e) {
-      return fail(error, "result " + std::to_string(i + 1) + ": " + e.what());
+      fail(error, "result " + std::to_string(i + 1) + ": " + e.what());
+      return std::nullopt;
     }
-    if (!runs.back().has_series) {
-      return fail(error, "result " + std::to_string(i + 1) +
-                             ": /hosts: no step series (was it written without series?)");
+    if (need_series && !runs.back().has_series) {
+      fail(error, "result " + std::to_string(i + 1) +
+                      ": /hosts: no step series (was it written without series?)");
+      return std::nullopt;
     }
     if (i < labels.size()) runs.back().label = labels[i];
   }
-  for (const std::string& key : size.lines) {
-    const bool known = std::any_of(runs.begin(), runs.end(), [&](const RunData& run) {
-      for (const auto* list : {&run.hosts, &run.groups, &run.populations}) {
-        for (const auto& e : *list) {
-          if (e->key == key) return true;
-        }
-      }
-      return false;
-    });
-    if (!known) return fail(error, "--line " + key + ": no host, group or population of that name");
-  }
+  return runs;
+}
+
+/// Runs `draw` with a QApplication: the running one, or a headless one made for it.
+bool with_application(const std::function<bool()>& draw, std::string* error) {
   if (QCoreApplication::instance()) {
     if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
       return fail(error, "charts need a QApplication, and a non-widget application is running");
     }
-    return render(std::move(runs), png_path, size, error);
+    return draw();
   }
   // Headless unless the caller chose a platform: a plot needs no display.
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -101,7 +114,50 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
   char name[] = "pacing-lab";
   char* argv[] = {name, nullptr};
   QApplication app(argc, argv);
-  return render(std::move(runs), png_path, size, error);
+  return draw();
+}
+
+}  // namespace
+
+bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                       std::string* error) {
+  return render_charts_png(results, png_path, PlotSize{}, {}, error);
+}
+
+bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                       const PlotSize& size, const std::vector<std::string>& labels,
+                       std::string* error) {
+  std::optional<std::vector<RunData>> runs = read_runs(results, labels, true, error);
+  if (!runs) return false;
+  for (const std::string& key : size.lines) {
+    const bool known = std::any_of(runs->begin(), runs->end(), [&](const RunData& run) {
+      for (const auto* list : {&run.hosts, &run.groups, &run.populations}) {
+        for (const auto& e : *list) {
+          if (e->key == key) return true;
+        }
+      }
+      return false;
+    });
+    if (!known) return fail(error, "--line " + key + ": no host, group or population of that name");
+  }
+  return with_application([&] { return render(std::move(*runs), png_path, size, error); }, error);
+}
+
+bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                         const PlotSize& size, const std::vector<std::string>& labels,
+                         std::string* error) {
+  std::optional<std::vector<RunData>> runs = read_runs(results, labels, false, error);
+  if (!runs) return false;
+  const bool any = std::any_of(runs->begin(), runs->end(), [](const RunData& run) {
+    return std::any_of(run.populations.begin(), run.populations.end(),
+                       [](const auto& p) { return p->clients.size() > 0; });
+  });
+  if (!any) {
+    return fail(error,
+                "/clients: no crowd with per-client figures to plot (a scenario with `clients`, "
+                "written with run --out)");
+  }
+  return with_application([&] { return render_fairness(*runs, png_path, size, error); }, error);
 }
 
 }  // namespace pacing::gui

@@ -25,4 +25,11 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
                        const PlotSize& size, const std::vector<std::string>& labels,
                        std::string* error);
 
+/// Renders the fairness chart (each crowd client's goodput, sorted; see FairnessChart) of one or
+/// more results to a PNG, 2 × chart_height high. Fails, writing nothing, when no result has a
+/// crowd with per-client figures.
+bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
+                         const PlotSize& size, const std::vector<std::string>& labels,
+                         std::string* error);
+
 }  // namespace pacing::gui

@@ -109,6 +109,38 @@ std::vector<Refusal> read_refusals(const Json& series, const std::string& pointe
 }
 
 /// Reads a host or group; `has_series` turns true when it carries step series.
+/// A column of numbers, one per client; `size` is the first column's length (or none yet).
+std::vector<double> read_column(const Json& per_client, const char* key, const std::string& pointer,
+                                std::optional<std::size_t>& size) {
+  const std::string at = pointer + "/" + key;
+  auto it = per_client.find(key);
+  if (it == per_client.end()) fail(at, "is required (an array of numbers, one per client)");
+  if (!it->is_array()) fail(at, "must be an array of numbers, one per client");
+  if (size && it->size() != *size) {
+    fail(at, "must have one number per client (" + std::to_string(*size) + ")");
+  }
+  size = it->size();
+  std::vector<double> out;
+  out.reserve(it->size());
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    if (!(*it)[i].is_number()) fail(at + "/" + std::to_string(i), "must be a number");
+    out.push_back((*it)[i].get<double>());
+  }
+  return out;
+}
+
+ClientColumns read_clients(const Json& per_client, const std::string& pointer) {
+  if (!per_client.is_object()) fail(pointer, "must be an object of columns");
+  std::optional<std::size_t> size;
+  ClientColumns c;
+  c.goodput = read_column(per_client, "goodput", pointer, size);
+  c.completed = read_column(per_client, "completed", pointer, size);
+  c.gave_up = read_column(per_client, "gave_up", pointer, size);
+  c.refusals = read_column(per_client, "refusals", pointer, size);
+  c.makespan = read_column(per_client, "makespan", pointer, size);
+  return c;
+}
+
 std::shared_ptr<Entity> read_entity(const std::string& key, const Json& node,
                                     const std::string& pointer, bool group, std::uint32_t index,
                                     bool& has_series) {
@@ -221,6 +253,12 @@ RunData read_run(const Json& result) {
       if (auto series = node.find("series"); series != node.end()) {
         if (!series->is_object()) fail(pointer + "/series", "must be an object of step series");
         e->in_flight = read_steps(*series, "in_flight", pointer + "/series");
+      }
+      if (auto per_client = node.find("per_client"); per_client != node.end()) {
+        e->clients = read_clients(*per_client, pointer + "/per_client");
+      }
+      if (auto fairness = node.find("fairness"); fairness != node.end() && fairness->is_object()) {
+        e->jain = number(*fairness, "jain", pointer + "/fairness", false);
       }
       run.populations.push_back(std::move(e));
     }

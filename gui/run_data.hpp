@@ -38,6 +38,14 @@ struct Refusal {
   std::uint32_t host = 0;             ///< index into RunData::hosts
 };
 
+/// A population's figures per client (result.json `clients.NAME.per_client`), in client order.
+struct ClientColumns {
+  std::vector<double> completed, gave_up, refusals;
+  std::vector<double> makespan;  ///< from the client's own start to its last answer, seconds
+  std::vector<double> goodput;   ///< completed per second of that makespan
+  std::size_t size() const { return goodput.size(); }
+};
+
 /// One host or group of a run, with its step series.
 struct Entity {
   std::string key;  ///< "host[:port]" or "*.domain"
@@ -52,6 +60,10 @@ struct Entity {
   /// A crowd's population (result.json `clients`): `in_flight` is the sum over its clients, the
   /// other series are empty (learned state is each client's own).
   bool population = false;
+  /// A population's clients, each on its own (empty for hosts, groups and results written
+  /// without series); `jain`: Jain's index over their goodput.
+  ClientColumns clients;
+  double jain = 1;
 };
 
 /// The key a population's line goes by ("clients: users"): no host or group key has a space.

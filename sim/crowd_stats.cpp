@@ -112,6 +112,7 @@ Json CrowdStats::population_json(const Population& p) const {
   std::uint64_t completed = 0, gave_up = 0, failed = 0, aborted = 0, refusals = 0, retries = 0;
   double makespan = 0;
   std::vector<double> per_completed, per_makespan;
+  std::vector<std::uint64_t> completed_column, gave_up_column, refusals_column;
   const std::vector<double> goodputs = goodput(p.clients);
   for (std::uint32_t i : p.clients) {
     const Client& c = clients_[i];
@@ -126,6 +127,9 @@ Json CrowdStats::population_json(const Population& p) const {
     makespan = std::max(makespan, c.last_completion ? to_seconds(*c.last_completion) : 0);
     per_completed.push_back(static_cast<double>(c.completed));
     per_makespan.push_back(span);
+    completed_column.push_back(c.completed);
+    gave_up_column.push_back(c.gave_up);
+    refusals_column.push_back(c.refusals);
   }
   const auto [least, most] = std::minmax_element(goodputs.begin(), goodputs.end());
   Json fairness{{"jain", jain(goodputs)},
@@ -148,6 +152,13 @@ Json CrowdStats::population_json(const Population& p) const {
   if (series_) {
     out["series"] = {{"in_flight", p.in_flight_series.to_json()},
                      {"refusals", p.refusal_series.to_json()}};
+    // Each client's own figures, in client order (columns: one number per client), for the
+    // fairness chart and the per-client view; detail, like the series.
+    out["per_client"] = {{"completed", completed_column},
+                         {"gave_up", gave_up_column},
+                         {"refusals", refusals_column},
+                         {"makespan", per_makespan},
+                         {"goodput", goodputs}};
   }
   return out;
 }

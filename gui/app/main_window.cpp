@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "gui/app/charts_tab.hpp"
+#include "gui/app/clients_tab.hpp"
 #include "gui/app/run_worker.hpp"
 #include "gui/app/runs_panel.hpp"
 #include "gui/app/scenario_panel.hpp"
@@ -62,10 +63,12 @@ MainWindow::MainWindow(const std::filesystem::path& shipped_dir, QWidget* parent
   tabs_ = new QTabWidget(this);
   charts_ = new ChartsTab(tabs_);
   summary_ = new SummaryTable(tabs_);
+  clients_ = new ClientsTab(tabs_);
   teach_ = new TeachPanel(tabs_);
   tabs_->addTab(charts_, "Charts");
   tabs_->addTab(summary_, "Compare");
   tabs_->addTab(teach_, "Teach");
+  tabs_->addTab(clients_, "Clients");
   setCentralWidget(tabs_);
 
   auto* scenario_dock = new QDockWidget("Scenario and client settings", this);
@@ -114,6 +117,7 @@ MainWindow::MainWindow(const std::filesystem::path& shipped_dir, QWidget* parent
     const auto runs = runs_->ticked_runs();
     charts_->set_runs(runs);
     summary_->set_runs(runs);
+    clients_->set_runs(runs);
   });
   connect(runs_, &RunsPanel::current_changed, this, [this] {
     if (const RunData* run = runs_->current_run()) teach_->set_run(*run);

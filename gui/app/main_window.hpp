@@ -16,6 +16,7 @@ class RunWorker;
 class RunsPanel;
 class ScenarioPanel;
 class SummaryTable;
+class ClientsTab;
 class TeachPanel;
 
 class MainWindow : public QMainWindow {
@@ -41,6 +42,7 @@ class MainWindow : public QMainWindow {
   RunsPanel* runs_panel() const { return runs_; }
   ChartsTab* charts_tab() const { return charts_; }
   SummaryTable* summary_table() const { return summary_; }
+  ClientsTab* clients_tab() const { return clients_; }
   TeachPanel* teach_panel() const { return teach_; }
   QTabWidget* tabs() const { return tabs_; }
   RunWorker* worker() const { return worker_; }
@@ -57,6 +59,7 @@ class MainWindow : public QMainWindow {
   RunsPanel* runs_;
   ChartsTab* charts_;
   SummaryTable* summary_;
+  ClientsTab* clients_;
   TeachPanel* teach_;
   QTabWidget* tabs_;
   RunWorker* worker_;

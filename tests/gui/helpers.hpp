@@ -42,5 +42,6 @@ std::unique_ptr<QObject> make_charts_test();
 std::unique_ptr<QObject> make_compare_test();
 std::unique_ptr<QObject> make_teach_test();
 std::unique_ptr<QObject> make_render_test();
+std::unique_ptr<QObject> make_crowd_test();
 
 }  // namespace pacing::gui::test

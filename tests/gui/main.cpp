@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
       {"ChartsTest", make_charts_test},
       {"CompareTest", make_compare_test},
       {"TeachTest", make_teach_test},
-      {"RenderTest", make_render_test}};
+      {"RenderTest", make_render_test},
+      {"CrowdTest", make_crowd_test}};
   std::string only;
   if (argc > 1 && argv[1][0] != '-') {
     only = argv[1];

@@ -48,3 +48,28 @@ foreach(case "broken.json: /hosts/a.org/series/queued/1: must be a [t, value] pa
     message(FATAL_ERROR "plot wrote ${work}/never.png despite bad input")
   endif()
 endforeach()
+
+# The fairness chart of a crowd run (and the herd with jitter, overlaid); a result without a
+# crowd has nothing to draw: exit 2, naming the file, nothing written.
+foreach(jitter false true)
+  execute_process(COMMAND "${LAB}" run "${SOURCE}/scenarios/herd-retry-after.json"
+                          --set /clients/0/rules/jitter=${jitter} --out "${work}/herd-${jitter}"
+                  RESULT_VARIABLE code OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "run herd-retry-after (jitter ${jitter}) failed (${code}): ${err}")
+  endif()
+endforeach()
+execute_process(COMMAND "${LAB}" plot --fairness "${work}/herd-false/result.json"
+                        "${work}/herd-true/result.json" --label lockstep --label jitter
+                        -o "${OUT}/plot-fairness.png"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT code EQUAL 0 OR NOT EXISTS "${OUT}/plot-fairness.png" OR NOT err STREQUAL "")
+  message(FATAL_ERROR "plot --fairness failed (${code}): ${err}")
+endif()
+execute_process(COMMAND "${LAB}" plot --fairness "${work}/throttle/result.json"
+                        -o "${work}/never.png"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+string(FIND "${err}" "throttle/result.json: /clients: no crowd with per-client figures" at)
+if(NOT code EQUAL 2 OR at EQUAL -1 OR EXISTS "${work}/never.png")
+  message(FATAL_ERROR "plot --fairness without a crowd must exit 2 naming the file: ${code} ${err}")
+endif()

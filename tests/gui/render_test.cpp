@@ -9,6 +9,7 @@
 #include <QTest>
 #include <fstream>
 
+#include "gui/app/clients_tab.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/runs_panel.hpp"
 #include "gui/app/scenario_panel.hpp"
@@ -63,6 +64,19 @@ class RenderTest : public QObject {
     QVERIFY2(window.export_png(output_path("export-charts.png"), &error), qPrintable(error));
     QVERIFY2(window.export_csv(output_path("export-data.csv"), &error), qPrintable(error));
     QVERIFY(QFileInfo(output_path("export-data.csv")).size() > 1000);
+  }
+
+  void the_clients_tab_renders_a_crowd() {
+    MainWindow window(PACING_SCENARIO_DIR);
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(window.scenario_panel()->open_scenario(shipped("crowd-kgf")));
+    QSignalSpy done(&window, &MainWindow::work_finished);
+    window.run_scenario(true);
+    QVERIFY(done.wait(60000));
+    window.tabs()->setCurrentIndex(window.tabs()->indexOf(window.clients_tab()));
+    QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()), QString("Clients"));
+    save_window(window, "main-window-clients.png");
   }
 
   void plot_overlays_results_in_a_png() {

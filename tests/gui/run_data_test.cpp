@@ -130,6 +130,22 @@ class RunDataTest : public QObject {
     QCOMPARE(ticked[0].label, std::string("clients: users"));
   }
 
+  void a_crowds_clients_are_read_one_by_one() {
+    const RunData run = read_run(nlohmann::json::parse(R"({"summary": {"requests": 3,
+        "completed": 3, "gave_up": 0, "refusals": 0, "retries": 0, "makespan": 2},
+        "hosts": {"a.test": {"starts": 3}},
+        "clients": {"users": {"requests": 3, "fairness": {"jain": 0.9},
+          "per_client": {"completed": [2, 1], "gave_up": [0, 0], "refusals": [1, 0],
+                         "makespan": [2, 0.5], "goodput": [1, 2]}}}})"));
+    const ClientColumns& c = run.populations.at(0)->clients;
+    QCOMPARE(c.size(), std::size_t{2});
+    QCOMPARE(c.completed, (std::vector<double>{2, 1}));
+    QCOMPARE(c.refusals, (std::vector<double>{1, 0}));
+    QCOMPARE(c.makespan, (std::vector<double>{2, 0.5}));
+    QCOMPARE(c.goodput, (std::vector<double>{1, 2}));
+    QCOMPARE(run.populations.at(0)->jain, 0.9);
+  }
+
   void a_bad_result_is_reported_by_pointer() {
     auto error_of = [](const char* text) {
       try {
@@ -146,6 +162,12 @@ class RunDataTest : public QObject {
         "hosts": {"a/b": {"series": {"in_flight": [[0, 1], [1]]}}}})");
     QCOMPARE(bad_point,
              std::string("/hosts/a~1b/series/in_flight/1: must be a [t, value] pair of numbers"));
+    const char* crowd = R"({"summary": {"requests": 1, "completed": 1, "gave_up": 0,
+        "refusals": 0, "retries": 0, "makespan": 1}, "hosts": {},
+        "clients": {"u": {"per_client": {"goodput": [1, 2], "completed": [1], "gave_up": [0, 0],
+                                         "refusals": [0, 0], "makespan": [1, 1]}}}})";
+    QCOMPARE(error_of(crowd),
+             std::string("/clients/u/per_client/completed: must have one number per client (2)"));
   }
 
   void a_simulated_run_reads_with_refusals_and_queues() {

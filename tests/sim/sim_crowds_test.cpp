@@ -91,6 +91,12 @@ TEST(Crowds, ResultsPerPopulationWithFairness) {
   EXPECT_DOUBLE_EQ(fast["fairness"]["jain"].get<double>(), 1.0);    // alike within a population
   EXPECT_LT(out.result["summary"]["fairness"].get<double>(), 0.9);  // not across them
   EXPECT_FALSE(out.result["clients"].contains("client"));  // no query of the default client
+  // Each client's own figures, in client order: the slow ones answered 10 in 9.1 s.
+  EXPECT_EQ(slow["per_client"]["completed"], Json::parse("[10, 10]"));
+  EXPECT_EQ(slow["per_client"]["refusals"], Json::parse("[0, 0]"));
+  EXPECT_EQ(slow["per_client"]["makespan"], Json::parse("[9.1, 9.1]"));
+  EXPECT_DOUBLE_EQ(slow["per_client"]["goodput"][1].get<double>(), 10 / 9.1);
+  EXPECT_EQ(fast["per_client"]["goodput"].size(), 4u);
 }
 
 // A server-wide capacity: every client contends for its workers and line, past which it
