@@ -83,7 +83,7 @@ void add_live_commands(CLI::App& app, Action& action) {
   CLI::App* fidelity_cmd = app.add_subcommand(
       "fidelity", "Run a scenario in the simulator and live; compare them side by side");
   fidelity_cmd->add_option("scenario", fidelity->file, "Scenario file")->required();
-  fidelity_cmd->add_option("--strategy", fidelity->strategy, "throttle, comunica or unpaced");
+  fidelity_cmd->add_option("--strategy", fidelity->strategy, strategy_list());
   fidelity_cmd->callback([&action, fidelity] {
     action = [fidelity] { return fidelity_command(fidelity->file, fidelity->strategy); };
   });

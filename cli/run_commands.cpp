@@ -1,6 +1,7 @@
 // pacing-lab run, check and compare: scenarios on virtual time (run also --live).
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -26,9 +27,8 @@ std::vector<std::string> parse_strategies(const std::string& list, const std::st
   for (std::size_t start = 0; start <= list.size();) {
     std::size_t comma = std::min(list.find(',', start), list.size());
     std::string name = list.substr(start, comma - start);
-    if (std::find(strategy_names().begin(), strategy_names().end(), name) == strategy_names().end())
-      throw InputError(option + ": unknown strategy \"" + name +
-                       "\" (throttle, comunica, unpaced)");
+    if (!find_strategy(name))
+      throw InputError(option + ": unknown strategy \"" + name + "\" (" + strategy_list() + ")");
     names.push_back(name);
     start = comma + 1;
   }
@@ -77,21 +77,26 @@ int run_command(const RunArgs& a) {
   return kOk;
 }
 
-int check_command(const std::vector<std::string>& files, const std::string& strategy) {
+/// `strategies`: each scenario runs once per name (empty: once, with its own strategy).
+int check_command(const std::vector<std::string>& files,
+                  const std::vector<std::string>& strategies) {
   std::vector<Scenario> scenarios;
   for (const auto& f : files) scenarios.push_back(load_scenario(f));  // all valid before any runs
+  const std::vector<std::string> names =
+      strategies.empty() ? std::vector<std::string>{""} : strategies;
   int status = kOk;
-  for (const Scenario& s : scenarios) {
-    RunOptions options;
-    if (!strategy.empty()) options.strategy = strategy;
-    RunOutcome outcome = run_scenario(s, options);
-    if (!outcome.violations.empty()) return report_violations(s, s.seed, outcome.violations);
-    auto failed = failed_expectations(s, outcome.result);
-    std::cout << (failed.empty() ? "ok    " : "FAIL  ") << s.file.string() << " ("
-              << outcome.result["strategy"].get<std::string>() << ")\n";
-    for (const auto& f : failed) std::cout << "        " << f << "\n";
-    if (!failed.empty()) status = kExpectationFailed;
-  }
+  for (const Scenario& s : scenarios)
+    for (const std::string& strategy : names) {
+      RunOptions options;
+      if (!strategy.empty()) options.strategy = strategy;
+      RunOutcome outcome = run_scenario(s, options);
+      if (!outcome.violations.empty()) return report_violations(s, s.seed, outcome.violations);
+      auto failed = failed_expectations(s, outcome.result);
+      std::cout << (failed.empty() ? "ok    " : "FAIL  ") << s.file.string() << " ("
+                << outcome.result["strategy"].get<std::string>() << ")\n";
+      for (const auto& f : failed) std::cout << "        " << f << "\n";
+      if (!failed.empty()) status = kExpectationFailed;
+    }
   return status;
 }
 
@@ -136,7 +141,7 @@ void add_run_commands(CLI::App& app, Action& action) {
   auto run = std::make_shared<RunArgs>();
   CLI::App* run_cmd = app.add_subcommand("run", "Run a scenario and print a summary per host");
   run_cmd->add_option("scenario", run->scenario, "Scenario file (JSON)")->required();
-  run_cmd->add_option("--strategy", run->strategy, "throttle, comunica or unpaced");
+  run_cmd->add_option("--strategy", run->strategy, strategy_list());
   run_cmd->add_option("--seed", run->seed, "Seed for the scenario's random generator");
   run_cmd->add_option("--set", run->sets, "Override a field: /json/pointer=value (repeatable)");
   run_cmd->add_option("--out", run->out, "Write DIR/result.json");
@@ -146,21 +151,46 @@ void add_run_commands(CLI::App& app, Action& action) {
 
   auto check_files = std::make_shared<std::vector<std::string>>();
   auto check_strategy = std::make_shared<std::string>();
+  auto check_each = std::make_shared<bool>(false);
   CLI::App* check_cmd =
       app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   check_cmd->add_option("scenarios", *check_files, "Scenario files")->required();
   check_cmd->add_option("--strategy", *check_strategy, "Override every scenario's strategy");
-  check_cmd->callback([&action, check_files, check_strategy] {
-    action = [=] { return check_command(*check_files, *check_strategy); };
+  check_cmd->add_flag("--each-strategy", *check_each,
+                      "Run each scenario with every registered strategy (" + strategy_list() + ")");
+  check_cmd->callback([&action, check_files, check_strategy, check_each] {
+    action = [=] {
+      std::vector<std::string> names;
+      if (*check_each) {
+        if (!check_strategy->empty()) {
+          throw InputError("--strategy and --each-strategy: choose one");
+        }
+        names = strategy_names();
+      } else if (!check_strategy->empty()) {
+        names = parse_strategies(*check_strategy, "--strategy");
+      }
+      return check_command(*check_files, names);
+    };
+  });
+
+  CLI::App* strategies_cmd =
+      app.add_subcommand("strategies", "List the registered strategies, one line each");
+  strategies_cmd->callback([&action] {
+    action = [] {
+      for (const StrategyInfo& s : strategies()) {
+        std::printf("%-10s %s\n", s.name.c_str(), s.description.c_str());
+      }
+      return kOk;
+    };
   });
 
   auto validate_files = std::make_shared<std::vector<std::string>>();
   CLI::App* validate_cmd = app.add_subcommand(
-      "validate", "Check scenario files (and their policies) without running them: exit 2 on any defect");
+      "validate",
+      "Check scenario files (and their policies) without running them: exit 2 on any defect");
   validate_cmd->add_option("scenarios", *validate_files, "Scenario files")->required();
-  validate_cmd->callback([&action, validate_files] {
-    action = [=] { return validate_command(*validate_files); };
-  });
+  validate_cmd->callback(
+      [&action, validate_files] { action = [=] { return validate_command(*validate_files); }; });
 
   struct CompareArgs {
     std::string file, strategies = "throttle,comunica,unpaced";
@@ -170,7 +200,8 @@ void add_run_commands(CLI::App& app, Action& action) {
   CLI::App* compare_cmd =
       app.add_subcommand("compare", "Run one scenario with several strategies, side by side");
   compare_cmd->add_option("scenario", compare->file, "Scenario file")->required();
-  compare_cmd->add_option("--strategies", compare->strategies, "Comma-separated strategies");
+  compare_cmd->add_option("--strategies", compare->strategies,
+                          "Comma-separated, of: " + strategy_list());
   compare_cmd->add_option("--set", compare->sets, "Override a field: /json/pointer=value");
   compare_cmd->callback([&action, compare] {
     action = [compare] {

@@ -221,7 +221,7 @@ void add_sweep_commands(CLI::App& app, Action& action) {
                         "A --grid pointer: pick the objective's best combination for each of its "
                         "values (e.g. /clients/0/count: the best setting for each crowd size)");
   sweep_cmd->add_option("--strategy", sweep->strategy,
-                        "throttle, comunica or unpaced (default: the scenario's)");
+                        sim::strategy_list() + " (default: the scenario's)");
   sweep_cmd
       ->add_option("--set", sweep->sets,
                    "Override a field before the grid: /json/pointer=value (repeatable)")

@@ -14,6 +14,7 @@
 #include "core/engine.hpp"
 #include "core/engine_state.hpp"
 #include "core/ratelimit_hints.hpp"
+#include "core/split_mix.hpp"
 #include "core/url.hpp"
 
 namespace pacing {
@@ -33,7 +34,7 @@ struct Engine::Impl {
   using QueueId = detail::QueueId;
 
   Impl(Clock& c, Transport& t, EngineSettings s)
-      : clock(c), transport(t), settings(std::move(s)), jitter_state(settings.jitter_seed) {}
+      : clock(c), transport(t), settings(std::move(s)), jitter(settings.jitter_seed) {}
 
   /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
   /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
@@ -141,10 +142,8 @@ struct Engine::Impl {
   /// Rules::jitter: the instant a wait for `learned` (a pause's end, or a learned interval's)
   /// really ends: later by a seeded random fraction of the wait, drawn once per wait.
   Instant jittered(Queue& q, Instant learned, Instant now);
-  /// SplitMix64 (8 bytes of state, where std::mt19937_64 takes 2.5 KB: a crowd has an engine
-  /// per client). Returns a fraction in [0, 1) from 53 random bits.
-  double next_jitter_fraction();
-  std::uint64_t jitter_state;
+  /// The jitter's draws (SplitMix64: 8 bytes of state, a crowd has an engine per client).
+  SplitMix64 jitter;
 
   /// Starts the queue's head if everything allows it now; otherwise places the queue where it
   /// waits.

@@ -212,19 +212,11 @@ Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned)
   return std::max(at, owed_to_learning);
 }
 
-double Engine::Impl::next_jitter_fraction() {
-  std::uint64_t z = (jitter_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
 Instant Engine::Impl::jittered(Queue& q, Instant learned, Instant now) {
   // One draw per wait: while the instant it waits for stays the same, so does its delay.
   if (q.jitter_base != learned) {
     q.jitter_base = learned;
-    const double fraction = next_jitter_fraction();
+    const double fraction = jitter.fraction();
     q.jitter_until =
         learned + Duration{std::llround(fraction * static_cast<double>((learned - now).count()))};
   }

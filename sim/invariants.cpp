@@ -12,14 +12,9 @@ std::string at_text(Instant at) { return "t=" + std::to_string(to_seconds(at)); 
 
 InvariantChecker::InvariantChecker(const Scenario& scenario) : scenario_(scenario) {}
 
-InvariantChecker::InvariantChecker(const Scenario& scenario, bool paced) : scenario_(scenario) {
-  add_client(scenario.client, paced);
-}
-
-std::uint32_t InvariantChecker::add_client(const ClientSpec& spec, bool paced) {
+std::uint32_t InvariantChecker::add_client(const EngineSettings* limits) {
   ClientChecks& c = clients_.emplace_back();
-  c.spec = &spec;
-  c.paced = paced;
+  c.settings = limits;
   return static_cast<std::uint32_t>(clients_.size() - 1);
 }
 
@@ -39,7 +34,7 @@ InvariantChecker::Route InvariantChecker::route(std::size_t query, const std::st
   r.client = &c;
   auto [it, fresh] = c.limits.try_emplace({query, host});
   r.limits = &it->second;
-  if (fresh && c.paced) resolve_limits_for(c, it->second, query, host);
+  if (fresh && c.settings) resolve_limits_for(c, it->second, query, host);
   return r;
 }
 
@@ -62,7 +57,7 @@ void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at)
 void InvariantChecker::resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
                                           const std::string& host) {
   const RequestContext& ctx = *scenario_.queries[query].context;
-  const EngineSettings& engine = client.spec->engine;
+  const EngineSettings& engine = *client.settings;
   auto url = parse_url("https://" + host + "/");
   if (!url) return;
   auto resolved = resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits, ctx.in_flight,
@@ -111,7 +106,7 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
   ++h.starts;
   h.peak = std::max(h.peak, ++h.in_flight);
 
-  if (!r.client->paced || !r.limits->valid) return;
+  if (!r.client->settings || !r.limits->valid) return;
   for (const Part& p : r.limits->parts) {
     std::size_t n = ++*p.in_flight;
     if (p.cap && n > *p.cap) {
@@ -149,15 +144,15 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
   --r.host->in_flight;
   if (r.completed) {
     // Its request completed first (an abandoned attempt): nothing more of it is checked.
-    if (r.client->paced && r.limits->valid) {
+    if (r.client->settings && r.limits->valid) {
       for (const Part& p : r.limits->parts) --*p.in_flight;
     }
     requests_.erase(tag);
     return;
   }
 
-  if (!r.client->paced || !r.limits->valid) return;
-  const Rules& rules = r.client->spec->engine.rules;
+  if (!r.client->settings || !r.limits->valid) return;
+  const Rules& rules = r.client->settings->rules;
   // With learning after release switched off, the refused request's place may go to another
   // start at the very instant of the refusal, before the pause is learned: pauses are checked
   // only under the design's rules.

@@ -3,8 +3,9 @@
 // saw. For every strategy: every request completes exactly once; arrived <= sent <= settled for
 // every attempt; a request aborted while waiting is never sent; the world carried exactly the
 // attempts recorded as sent; each host's `starts` and `max_in_flight` in result.json agree with
-// the attempts and with its own `in_flight` series. For the paced strategy (the core):
-// in-flight caps, rate spacing and no start during a pause.
+// the attempts and with its own `in_flight` series. For strategies that keep per-host limits (the
+// core, `fixed`; see StrategyInfo::checked): in-flight caps, rate spacing and no start during a
+// pause its rules promise.
 
 #include <deque>
 #include <map>
@@ -25,12 +26,10 @@ class InvariantChecker final : public RunWatcher {
  public:
   /// Without clients: add_client() each of them, in order.
   explicit InvariantChecker(const Scenario& scenario);
-  /// With one client (0) of the scenario's `client` settings; caps, spacing and pauses are
-  /// checked when `paced` (the throttle strategy).
-  InvariantChecker(const Scenario& scenario, bool paced);
-  /// The next client (0, 1, ...), with its settings; caps, spacing and pauses are checked for it
-  /// when `paced`. Each client has its own engine: its own caps, spacing and pauses.
-  std::uint32_t add_client(const ClientSpec& spec, bool paced);
+  /// The next client (0, 1, ...); `limits`: the settings whose caps, spacing and pauses its
+  /// attempts are held to (null: none; see StrategyInfo::checked), kept by the caller for the
+  /// checker's life. Each client has its own engine: its own caps, spacing and pauses.
+  std::uint32_t add_client(const EngineSettings* limits);
 
   class Route;
   /// What the requests of `client`'s copy of `query` for `host` are held to, found once.
@@ -72,8 +71,7 @@ class InvariantChecker final : public RunWatcher {
   };
   /// One client's engine as the checker follows it.
   struct ClientChecks {
-    const ClientSpec* spec = nullptr;
-    bool paced = false;
+    const EngineSettings* settings = nullptr;  ///< null: not held to caps, spacing or pauses
     std::map<std::pair<std::size_t, std::string>, Limits> limits;  // query, host
     std::map<std::string, std::size_t> in_flight;
     std::map<std::string, Instant> last_start;

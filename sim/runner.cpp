@@ -46,8 +46,8 @@ class SimWorld final : public World {
 
 std::string strategy_for(const Scenario& scenario, const RunOptions& options) {
   std::string name = options.strategy.value_or(scenario.client.strategy);
-  if (std::find(strategy_names().begin(), strategy_names().end(), name) == strategy_names().end()) {
-    throw InputError("--strategy " + name + ": unknown strategy (throttle, comunica, unpaced)");
+  if (!find_strategy(name)) {
+    throw InputError("--strategy " + name + ": unknown strategy (" + strategy_list() + ")");
   }
   return name;
 }

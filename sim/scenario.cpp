@@ -139,8 +139,8 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
   if (!r.ok()) return c;
   for (std::string_view key : also) r.skip(key);
   if (auto s = r.string("strategy")) {
-    if (std::find(strategy_names().begin(), strategy_names().end(), *s) == strategy_names().end()) {
-      d.add(r.pointer("strategy"), "unknown strategy \"" + *s + "\" (throttle, comunica, unpaced)");
+    if (!find_strategy(*s)) {
+      d.add(r.pointer("strategy"), "unknown strategy \"" + *s + "\" (" + strategy_list() + ")");
     } else {
       c.strategy = *s;
     }
@@ -151,7 +151,7 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
   read_limits_map(r, "hosts", e.hosts, true);
   if (auto v = r.integer("retries", 0, 1000)) {
     e.retry_count = static_cast<int>(*v);
-    c.unpaced_retries = static_cast<int>(*v);
+    c.retries = static_cast<int>(*v);
   }
   if (auto v = r.seconds("timeout")) c.timeout = *v;
   if (auto v = r.string("userAgent")) {
@@ -170,14 +170,7 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
   if (e.max_interval < e.initial_interval)
     d.add(r.pointer("maxInterval"), "must be >= initialInterval");
   read_rules(r, e.rules);
-  if (const Json* j = r.raw("comunica")) {
-    ObjectReader cr(*j, r.pointer("comunica"), d);
-    if (auto v = cr.number("correctionMultiplier", 0, 1e6)) c.comunica.correction_multiplier = *v;
-    if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.comunica.failure_multiplier = *v;
-    if (auto v = cr.boolean("limitByDefault")) c.comunica.limit_by_default = *v;
-    if (auto v = cr.boolean("allowOverlap")) c.comunica.allow_overlap = *v;
-    cr.finish();
-  }
+  c.own = read_strategy_settings(r);
   r.finish();
   return c;
 }
@@ -541,8 +534,8 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
       }
     }
     if (auto v = xr.string("strategy")) {
-      if (std::find(strategy_names().begin(), strategy_names().end(), *v) == strategy_names().end())
-        d.add(xr.pointer("strategy"), "unknown strategy \"" + *v + "\"");
+      if (!find_strategy(*v))
+        d.add(xr.pointer("strategy"), "unknown strategy \"" + *v + "\" (" + strategy_list() + ")");
       x.strategy = v;
     }
     x.min = xr.number("min");

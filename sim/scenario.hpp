@@ -17,7 +17,7 @@
 #include "sim/json_input.hpp"
 #include "sim/populations.hpp"
 #include "sim/server_host.hpp"
-#include "sim/strategies/comunica.hpp"
+#include "sim/strategies/registry.hpp"
 
 namespace pacing::sim {
 
@@ -58,10 +58,13 @@ struct Expectation {
 
 /// The client: which strategy, and every setting of each strategy.
 struct ClientSpec {
-  std::string strategy = "throttle";
-  EngineSettings engine;      ///< throttle
-  ComunicaSettings comunica;  ///< comunica
-  int unpaced_retries = 0;    ///< unpaced
+  std::string strategy = "throttle";  ///< a registered name (sim/strategies/registry.hpp)
+  /// The settings every strategy reads (host limits, retries, User-Agent) and the core's own.
+  EngineSettings engine;
+  /// `retries` as written: each strategy has its own default (the core 5, unpaced none).
+  std::optional<int> retries;
+  /// Each registered strategy's own settings (`client.<name>`), read with their defaults.
+  StrategySettingsMap own;
   Duration timeout = std::chrono::seconds(30);
 };
 
@@ -105,12 +108,6 @@ struct Scenario {
   std::vector<EventSpec> events;
   std::vector<Expectation> expect;
 };
-
-/// The strategies the lab knows.
-inline const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"throttle", "comunica", "unpaced"};
-  return names;
-}
 
 /// Applies `--set POINTER=VALUE` overrides to a scenario document: VALUE is parsed as JSON, or
 /// taken as a string when it is not JSON. Throws InputError naming the bad argument.

@@ -2,29 +2,9 @@
 
 #include <algorithm>
 
-#include "sim/strategies/comunica.hpp"
-#include "sim/strategies/throttle.hpp"
-#include "sim/strategies/unpaced.hpp"
+#include "sim/strategies/registry.hpp"
 
 namespace pacing::sim {
-
-namespace {
-
-/// `jitter_seed` seeds the engine's jitter draws (one stream per client).
-std::unique_ptr<Strategy> make_strategy(const std::string& name, const ClientSpec& client,
-                                        Clock& clock, Transport& transport,
-                                        std::uint64_t jitter_seed) {
-  if (name == "comunica")
-    return std::make_unique<ComunicaStrategy>(clock, transport, client.comunica);
-  if (name == "unpaced")
-    return std::make_unique<UnpacedStrategy>(clock, transport, client.unpaced_retries,
-                                             client.engine.user_agent);
-  EngineSettings settings = client.engine;
-  settings.jitter_seed = jitter_seed;
-  return std::make_unique<ThrottleStrategy>(clock, transport, std::move(settings));
-}
-
-}  // namespace
 
 Workload::Workload(World& world, const Scenario& scenario,
                    const std::optional<std::string>& strategy, std::uint64_t seed,
@@ -39,13 +19,17 @@ Workload::Workload(World& world, const Scenario& scenario,
   std::vector<bool> observed(scenario.populations.size(), false);
   for (ClientIdentity& identity : identities) {
     const Population& population = scenario.populations[identity.population];
-    const std::string& name = strategy.value_or(population.client.strategy);
-    Transport& link = world.transport(identity, population.client.timeout);
+    const ClientSpec& spec = population.client;
+    const StrategyInfo& info = *find_strategy(strategy.value_or(spec.strategy));  // validated
+    Transport& link = world.transport(identity, spec.timeout);
     Transport& port = recorder.add_client(link);
-    checker.add_client(population.client, name == "throttle");
-    const std::uint64_t jitter_seed = seed * 0x9E3779B97F4A7C15ull + clients_.size() + 1;
+    // The limits the checker holds this client to (one copy per population and strategy).
+    auto [limits, fresh] = checked_limits_.try_emplace(identity.population);
+    if (fresh) limits->second = info.checked(spec.engine, spec.retries);
+    checker.add_client(limits->second ? &*limits->second : nullptr);
+    const std::uint64_t random_seed = seed * 0x9E3779B97F4A7C15ull + clients_.size() + 1;
     Client c{std::move(identity),
-             make_strategy(name, population.client, clock_, port, jitter_seed)};
+             make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, random_seed)};
     // The hosts' learned state, as the first client of each population learns it (each client
     // learns alone: their intervals are not one series).
     if (!observed[c.identity.population]) {

@@ -78,6 +78,8 @@ class Workload {
   InvariantChecker& checker_;
   std::vector<Client> clients_;
   std::vector<ClientIdentity> identities_;  // for the recorder's trace (crowds)
+  /// Per population: the settings the checker holds its clients to (none: not held to limits).
+  std::map<std::size_t, std::optional<EngineSettings>> checked_limits_;
   std::map<const RequestEntry*, std::shared_ptr<const UrlParts>> urls_;
   std::vector<Cursor> cursors_;
   IdMap<OpenRequest> open_;

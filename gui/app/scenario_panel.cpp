@@ -16,6 +16,7 @@
 
 #include "gui/app/settings_form.hpp"
 #include "sim/files.hpp"
+#include "sim/strategies/registry.hpp"
 
 namespace pacing::gui {
 
@@ -83,7 +84,8 @@ ScenarioPanel::ScenarioPanel(const std::filesystem::path& shipped_dir, QWidget* 
   run_ = new QPushButton("Run", this);
   run_->setToolTip("Run the scenario on virtual time with these settings");
   run_all_ = new QPushButton("Run each strategy", this);
-  run_all_->setToolTip("Run throttle, comunica and unpaced with these settings, to compare");
+  run_all_->setToolTip(QString::fromStdString("Run each strategy (" + sim::strategy_list() +
+                                              ") with these settings, to compare"));
   cancel_ = new QPushButton("Cancel", this);
   cancel_->setToolTip("Stop before the next run of the series");
   cancel_->setEnabled(false);

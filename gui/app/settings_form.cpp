@@ -15,6 +15,7 @@
 
 #include "core/settings.hpp"
 #include "sim/scenario.hpp"
+#include "sim/strategies/comunica.hpp"
 
 namespace pacing::gui {
 
@@ -69,9 +70,11 @@ SettingsForm::SettingsForm(QWidget* parent) : QWidget(parent) {
   strategy_->setObjectName("strategy");  // the client field it edits; tests find it by it
   for (const std::string& name : sim::strategy_names())
     strategy_->addItem(QString::fromStdString(name));
-  strategy_->setToolTip(
-      "throttle: the pacing core; comunica: Comunica's own actors; unpaced: "
-      "everything at once");
+  QStringList tips;
+  for (const sim::StrategyInfo& info : sim::strategies()) {
+    tips << QString::fromStdString(info.name + ": " + info.description);
+  }
+  strategy_->setToolTip(tips.join("\n"));
   form->addRow("strategy", strategy_);
   in_flight_ = new QSpinBox;
   in_flight_->setObjectName("inFlight");

@@ -47,10 +47,9 @@ SweepPlan plan_sweep(const Json& original, const SweepRequest& request) {
     throw InputError("--replications 0: must be at least 1");
   }
   if (request.strategy) {
-    const auto& names = sim::strategy_names();
-    if (std::find(names.begin(), names.end(), *request.strategy) == names.end()) {
-      throw InputError("--strategy " + *request.strategy +
-                       ": unknown strategy (throttle, comunica, unpaced)");
+    if (!sim::find_strategy(*request.strategy)) {
+      throw InputError("--strategy " + *request.strategy + ": unknown strategy (" +
+                       sim::strategy_list() + ")");
     }
   }
   std::vector<Metric> extra;

@@ -36,4 +36,9 @@ class Strategy {
   virtual void set_observer(EngineObserver* /*observer*/) {}
 };
 
+/// The core's definition of a refusal (pacing::is_refusal: 429, 503, or 405 with a usable
+/// Retry-After) for a whole answer, its Retry-After read at `clock`'s present. Every strategy
+/// that learns from refusals uses this one (Comunica's model keeps Comunica's own reading).
+bool is_core_refusal(const Response& response, const Clock& clock);
+
 }  // namespace pacing::sim

@@ -8,14 +8,6 @@
 #include "core/url.hpp"
 
 namespace pacing::sim {
-namespace {
-
-bool is_refusal(const Response& response) {
-  return response.status == 429 || response.status == 503 ||
-         (response.status == 405 && find_header(response.headers, "Retry-After"));
-}
-
-}  // namespace
 
 struct UnpacedStrategy::Impl {
   struct Pending {
@@ -26,16 +18,19 @@ struct UnpacedStrategy::Impl {
     int attempts_sent = 0;
     std::uint64_t attempt_id = 0;  ///< the attempt at the transport; 0 while none is
     Clock::TimerId bad_url_timer = 0;
+    Clock::TimerId retry_timer = 0;  ///< waiting to be sent again
+    Duration last_delay{0};
     bool adds_user_agent = false;  ///< its attempts carry the strategy's User-Agent
   };
 
-  Impl(Clock& c, Transport& t, int r, std::string ua)
-      : clock(c), transport(t), retries(r), user_agent(std::move(ua)) {}
+  Impl(Clock& c, Transport& t, int r, std::string ua, RetryDelay d)
+      : clock(c), transport(t), retries(r), user_agent(std::move(ua)), delay(std::move(d)) {}
 
   Clock& clock;
   Transport& transport;
   int retries;
   std::string user_agent;
+  RetryDelay delay;
   EngineObserver* observer = nullptr;
   std::weak_ptr<Impl> self;
   std::unordered_map<RequestId, std::unique_ptr<Pending>> requests;
@@ -76,12 +71,25 @@ struct UnpacedStrategy::Impl {
       complete(p, Completion{Completion::Kind::failed, std::move(result), 0, std::move(why)});
       return;
     }
-    if (!is_refusal(result.response)) {
+    if (!is_core_refusal(result.response, clock)) {
       complete(p, Completion{Completion::Kind::response, std::move(result), 0, {}});
       return;
     }
     if (p.attempts_sent <= retries) {
-      send(p);
+      const Duration wait = delay ? delay(p.attempts_sent, p.last_delay) : Duration{0};
+      if (wait <= Duration{0}) {
+        send(p);
+        return;
+      }
+      p.last_delay = wait;
+      p.retry_timer = clock.schedule(clock.now() + wait, [weak = self, id] {
+        auto impl = weak.lock();
+        if (!impl) return;
+        auto found = impl->requests.find(id);
+        if (found == impl->requests.end()) return;
+        found->second->retry_timer = 0;
+        impl->send(*found->second);
+      });
       return;
     }
     std::string why = "refused " + std::to_string(p.attempts_sent) + " times";
@@ -98,14 +106,17 @@ struct UnpacedStrategy::Impl {
 };
 
 UnpacedStrategy::UnpacedStrategy(Clock& clock, Transport& transport, int retries,
-                                 std::string user_agent)
-    : impl_(std::make_shared<Impl>(clock, transport, retries, std::move(user_agent))) {
+                                 std::string user_agent, RetryDelay delay)
+    : impl_(std::make_shared<Impl>(clock, transport, retries, std::move(user_agent),
+                                   std::move(delay))) {
   impl_->self = impl_;
 }
 
 UnpacedStrategy::~UnpacedStrategy() {
-  for (auto& [id, p] : impl_->requests)
+  for (auto& [id, p] : impl_->requests) {
     if (p->bad_url_timer) impl_->clock.cancel(p->bad_url_timer);
+    if (p->retry_timer) impl_->clock.cancel(p->retry_timer);
+  }
 }
 
 Strategy::RequestId UnpacedStrategy::issue(Request request,
@@ -147,6 +158,7 @@ void UnpacedStrategy::abort(RequestId id) {
   if (it == s.requests.end()) return;
   Impl::Pending& p = *it->second;
   if (p.bad_url_timer) s.clock.cancel(p.bad_url_timer);
+  if (p.retry_timer) s.clock.cancel(p.retry_timer);
   if (p.attempt_id != 0) {
     s.transport.abandon(p.attempt_id);
     p.attempt_id = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // The baseline with no pacing at all: every request goes out the moment it is issued.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,8 +14,13 @@
 
 namespace pacing::sim {
 
-/// Sends every request at once when issued, with no cap and no spacing. A refusal (429, 503, or
-/// 405 with Retry-After) is sent again at once, up to `retries` times; nothing else is retried.
+/// How long a refused request waits before it is sent again, given its retry's number (1 for
+/// the first) and its previous wait (zero before the first).
+using RetryDelay = std::function<Duration(int retry, Duration previous)>;
+
+/// Sends every request at once when issued, with no cap and no spacing. A refusal (the core's
+/// definition) is sent again, at once or after `delay` (see BackoffStrategy), up to `retries`
+/// times; nothing else is retried.
 ///
 /// Completions: response (an answer that is not a refusal); gave_up (still refused when the
 /// retries ran out, `last` holding that refusal); failed (timeout, network failure, bad URL);
@@ -23,9 +29,10 @@ namespace pacing::sim {
 class UnpacedStrategy final : public Strategy {
  public:
   /// Sends through `transport` on `clock`; both must outlive every callback they run.
-  UnpacedStrategy(Clock& clock, Transport& transport, int retries = 0,
-                  std::string user_agent =
-                      "pacing-lab/0.1 unpaced (+https://github.com/pacing-lab/pacing-lab)");
+  UnpacedStrategy(
+      Clock& clock, Transport& transport, int retries = 0,
+      std::string user_agent = "pacing-lab/0.1 unpaced (+https://github.com/pacing-lab/pacing-lab)",
+      RetryDelay delay = {});
   /// Requests not completed by then never complete.
   ~UnpacedStrategy() override;
   UnpacedStrategy(const UnpacedStrategy&) = delete;
@@ -34,7 +41,8 @@ class UnpacedStrategy final : public Strategy {
   /// Sends `request` now (adding User-Agent when it names none); `done` runs once, later.
   RequestId issue(Request request, std::shared_ptr<const RequestContext> context,
                   Engine::CompletionHandler done) override;
-  /// Abandons the in-flight attempt and completes the request as aborted at once.
+  /// Abandons the in-flight attempt (or the wait for a retry) and completes the request as
+  /// aborted at once.
   void abort(RequestId id) override;
   /// Nothing is learned, so nothing is forgotten.
   void invalidate(std::optional<std::string_view> url) override;

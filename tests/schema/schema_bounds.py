@@ -58,7 +58,8 @@ BASE = {
                "initialInterval": 0.25, "maxInterval": 10, "decay": 0.9, "maxRetryAfter": 3600,
                "hosts": {"qlever.test": {"inFlight": 2, "perSecond": 1}},
                "rules": {"countOnlySinceLastChange": True},
-               "comunica": {"correctionMultiplier": 0.1, "failureMultiplier": 10}},
+               "comunica": {"correctionMultiplier": 0.1, "failureMultiplier": 10},
+               "backoff": {"base": 0.1, "cap": 20, "jitter": "full"}},
     "clients": [{"name": "crowd", "count": 3, "start": {"uniform": [0, 5]}, "inFlight": 4,
                  "initialInterval": 0.25, "maxInterval": 10,
                  "address": "10.0.0.{i}", "headers": {"X-Client-Id": "user-{i}"}}],
@@ -203,6 +204,8 @@ def broken_relation(document):
     for c in [client] + document.get("clients", []):
         if relation(c, "initialInterval", "maxInterval"):
             return "intervals"
+        if relation(c.get("backoff"), "base", "cap"):
+            return "backoff waits"
         uniform = c.get("start", {}).get("uniform") if isinstance(c.get("start"), dict) else None
         if isinstance(uniform, list) and len(uniform) == 2 and uniform[1] < uniform[0]:
             return "start range"
@@ -234,6 +237,24 @@ def main():
         return scenario_validator.is_valid(document) and policy_validator.is_valid(policy)
 
     assert schema_valid(BASE), "the base scenario breaks a schema"
+
+    # Every strategy enum of the schema is the registry's list (pacing-lab strategies).
+    listed = subprocess.run([lab, "strategies"], capture_output=True, text=True, check=True)
+    registered = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
+    enums = []
+    def strategy_enums(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("strategy"), dict) and "enum" in node["strategy"]:
+                enums.append(node["strategy"]["enum"])
+            for value in node.values():
+                strategy_enums(value)
+        elif isinstance(node, list):
+            for value in node:
+                strategy_enums(value)
+    strategy_enums(schemas.scenario)
+    if not enums or any(e != registered for e in enums):
+        print(f"the schema's strategy enums {enums} differ from the registry's {registered}")
+        return 1
 
     # Extra probes the walk cannot know about: a scripted status must be a final answer.
     variants = [("/servers/seq.test/responses/1/status", s, None) for s in (100, 199, 200, 599, 600)]

@@ -239,7 +239,8 @@ TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
     "client": {"hosts": {"a.org": {"inFlight": 1, "perSecond": 1}}},
     "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 2}]}]
   })");
-  InvariantChecker c(s, true);
+  InvariantChecker c(s);
+  c.add_client(&s.client.engine);
   c.issued(0, 0, "a.org", Instant{0s});
   c.issued(1, 0, "a.org", Instant{0s});
   c.sent(0, "a.org", Instant{0s});
@@ -268,7 +269,8 @@ TEST(Invariants, CheckerHoldsEveryStrategyToTheRecordedAttempts) {
     "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
     "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]
   })");
-  InvariantChecker c(s, false);
+  InvariantChecker c(s);
+  c.add_client(nullptr);
   c.issued(0, 0, "a.org", Instant{1s});
   c.issued(1, 0, "a.org", Instant{1s});
   c.issued(2, 0, "a.org", Instant{1s});

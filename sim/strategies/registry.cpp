@@ -1,0 +1,157 @@
+#include "sim/strategies/registry.hpp"
+
+#include <algorithm>
+
+#include "sim/strategies/backoff.hpp"
+#include "sim/strategies/comunica.hpp"
+#include "sim/strategies/throttle.hpp"
+#include "sim/strategies/unpaced.hpp"
+
+namespace pacing::sim {
+
+namespace {
+
+/// The settings of a strategy's own type (its reader made them).
+template <class T>
+const T& own(const StrategyInputs& in) {
+  static const T defaults{};
+  const auto* typed = dynamic_cast<const OwnSettings<T>*>(in.own);
+  return typed ? typed->value : defaults;
+}
+
+/// `fixed`: the core with every learning rule off, so what remains is what a user of npm
+/// bottleneck (`maxConcurrent`, `minTime`) or p-limit sets by hand: each host's in-flight cap
+/// and spacing from the client's host limits; a refusal is queued again at once, `retries`
+/// times (none unless written), and nothing is learned from it.
+EngineSettings fixed_settings(EngineSettings engine, std::optional<int> retries) {
+  Rules& rules = engine.rules;
+  rules.double_on_refusal = false;
+  rules.decay_on_success = false;
+  rules.pause_on_retry_after = false;
+  rules.jitter = false;
+  engine.hints = false;
+  engine.retry_count = retries.value_or(0);
+  return engine;
+}
+
+std::vector<StrategyInfo> make_registry() {
+  std::vector<StrategyInfo> r;
+  r.push_back({"throttle",
+               "the production core: per-host queues and caps, intervals learned from refusals, "
+               "Retry-After pauses, retries",
+               {},
+               [](const StrategyInputs& in) {
+                 EngineSettings settings = in.engine;
+                 settings.jitter_seed = in.seed;
+                 return std::make_unique<ThrottleStrategy>(in.clock, in.transport,
+                                                           std::move(settings));
+               },
+               [](const EngineSettings& engine, std::optional<int>) {
+                 return std::optional<EngineSettings>(engine);
+               }});
+  r.push_back(
+      {"comunica", "Comunica's actor-http-limit-rate and actor-http-retry, as Comunica ships them",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         ComunicaSettings c;
+         if (object) {
+           ObjectReader cr(*object, pointer, d);
+           if (auto v = cr.number("correctionMultiplier", 0, 1e6)) c.correction_multiplier = *v;
+           if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.failure_multiplier = *v;
+           if (auto v = cr.boolean("limitByDefault")) c.limit_by_default = *v;
+           if (auto v = cr.boolean("allowOverlap")) c.allow_overlap = *v;
+           cr.finish();
+         }
+         return std::make_shared<const OwnSettings<ComunicaSettings>>(std::move(c));
+       },
+       [](const StrategyInputs& in) {
+         return std::make_unique<ComunicaStrategy>(in.clock, in.transport,
+                                                   own<ComunicaSettings>(in));
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back(
+      {"unpaced",
+       "no pacing: every request at once; a refusal is sent again at once",
+       {},
+       [](const StrategyInputs& in) {
+         return std::make_unique<UnpacedStrategy>(in.clock, in.transport, in.retries.value_or(0),
+                                                  in.engine.user_agent);
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back(
+      {"fixed",
+       "a fixed in-flight cap and spacing per host (the client's host limits), nothing learned "
+       "(bottleneck's maxConcurrent and minTime, p-limit)",
+       {},
+       [](const StrategyInputs& in) {
+         return std::make_unique<ThrottleStrategy>(in.clock, in.transport,
+                                                   fixed_settings(in.engine, in.retries));
+       },
+       [](const EngineSettings& engine, std::optional<int> retries) {
+         return std::optional<EngineSettings>(fixed_settings(engine, retries));
+       }});
+  r.push_back(
+      {"backoff",
+       "capped exponential backoff with jitter (none, full, equal, decorrelated), no cap in "
+       "flight (AWS Architecture Blog)",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         return std::make_shared<const OwnSettings<BackoffSettings>>(
+             read_backoff(object, pointer, d));
+       },
+       [](const StrategyInputs& in) {
+         return std::make_unique<UnpacedStrategy>(
+             in.clock, in.transport, in.retries.value_or(5),
+             "pacing-lab/0.1 backoff (+https://github.com/pacing-lab/pacing-lab)",
+             backoff_delay(own<BackoffSettings>(in), in.seed));
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  return r;
+}
+
+}  // namespace
+
+const std::vector<StrategyInfo>& strategies() {
+  static const std::vector<StrategyInfo> registry = make_registry();
+  return registry;
+}
+
+const StrategyInfo* find_strategy(std::string_view name) {
+  for (const StrategyInfo& s : strategies()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const StrategyInfo& s : strategies()) out.push_back(s.name);
+    return out;
+  }();
+  return names;
+}
+
+std::string strategy_list() {
+  std::string out;
+  for (const std::string& name : strategy_names()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+StrategySettingsMap read_strategy_settings(ObjectReader& client) {
+  StrategySettingsMap out;
+  for (const StrategyInfo& s : strategies()) {
+    if (s.read)
+      out.emplace(s.name, s.read(client.raw(s.name), client.pointer(s.name), client.defects()));
+  }
+  return out;
+}
+
+std::unique_ptr<Strategy> make_strategy(const StrategyInfo& info, Clock& clock,
+                                        Transport& transport, const EngineSettings& engine,
+                                        std::optional<int> retries, const StrategySettingsMap& own,
+                                        std::uint64_t seed) {
+  auto it = own.find(info.name);
+  const StrategySettings* settings = it == own.end() ? nullptr : it->second.get();
+  return info.make(StrategyInputs{clock, transport, engine, retries, settings, seed});
+}
+
+}  // namespace pacing::sim
