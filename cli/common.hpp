@@ -18,10 +18,11 @@ inline constexpr int kOk = 0, kExpectationFailed = 1, kBadInput = 2, kInvariantB
 using Action = std::function<int()>;
 
 /// Each adds its subcommands to `app` and sets `action` when one of them is chosen.
-void add_run_commands(CLI::App& app, Action& action);   // run, check, compare
-void add_live_commands(CLI::App& app, Action& action);  // serve, fidelity
-void add_plot_command(CLI::App& app, Action& action);  // plot (Qt)
-void add_sweep_commands(CLI::App& app, Action& action);  // sweep, merge, report
+void add_run_commands(CLI::App& app, Action& action);         // run, check, compare
+void add_live_commands(CLI::App& app, Action& action);        // serve, fidelity
+void add_plot_command(CLI::App& app, Action& action);         // plot (Qt)
+void add_sweep_commands(CLI::App& app, Action& action);       // sweep, merge, report
+void add_leaderboard_command(CLI::App& app, Action& action);  // leaderboard
 
 /// Prints broken invariants (scenario name and seed) and returns kInvariantBroken.
 int report_violations(const sim::Scenario& s, std::uint64_t seed,

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   add_plot_command(app, action);
 #endif
   add_sweep_commands(app, action);
+  add_leaderboard_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

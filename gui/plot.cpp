@@ -23,15 +23,19 @@ bool fail(std::string* error, const std::string& message) {
   return false;
 }
 
-/// Writes `widget`'s picture to `png_path`, all or nothing.
-bool save_png(QWidget& widget, const std::string& png_path, std::string* error) {
-  const QImage image = widget.grab().toImage();
+/// Writes `image` to `png_path`, all or nothing.
+bool save_image(const QImage& image, const std::string& png_path, std::string* error) {
   QSaveFile file(QString::fromStdString(png_path));  // all or nothing: no half-written file
   if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
     return fail(error,
                 png_path + ": cannot write the picture (" + file.errorString().toStdString() + ")");
   }
   return true;
+}
+
+/// Writes `widget`'s picture to `png_path`, all or nothing.
+bool save_png(QWidget& widget, const std::string& png_path, std::string* error) {
+  return save_image(widget.grab().toImage(), png_path, error);
 }
 
 /// Renders the time charts with the running QApplication.
@@ -158,6 +162,12 @@ bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::
                 "written with run --out)");
   }
   return with_application([&] { return render_fairness(*runs, png_path, size, error); }, error);
+}
+
+bool render_leaderboard_png(const LeaderboardMap& map, const std::string& png_path,
+                            std::string* error) {
+  return with_application([&] { return save_image(paint_leaderboard(map), png_path, error); },
+                          error);
 }
 
 }  // namespace pacing::gui

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gui/leaderboard_chart.hpp"
+
 namespace pacing::gui {
 
 /// Renders the charts of one or more results (overlaid) to a PNG, headless. Returns false with a
@@ -31,5 +33,9 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
 bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
                          const PlotSize& size, const std::vector<std::string>& labels,
                          std::string* error);
+
+/// Renders the leaderboard's heat map (see paint_leaderboard) to a PNG, headless.
+bool render_leaderboard_png(const LeaderboardMap& map, const std::string& png_path,
+                            std::string* error);
 
 }  // namespace pacing::gui

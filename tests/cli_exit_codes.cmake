@@ -84,3 +84,38 @@ foreach(expected "population       clients completed" "office                10 
     message(FATAL_ERROR "missing \"${expected}\" in:\n${stdout}")
   endif()
 endforeach()
+# The leaderboard: bad arguments exit 2 and write nothing; two scenarios, every strategy, two
+# seeds: the Markdown, CSV (one line per scenario and strategy) and, with Qt, the picture.
+set(board "${CMAKE_CURRENT_BINARY_DIR}/leaderboard-out")
+file(REMOVE_RECURSE "${board}")
+foreach(bad "--replications;0" "--strategies;throttle,nope")
+  execute_process(COMMAND "${LAB}" leaderboard "${SOURCE}/scenarios/kgf-burst.json" ${bad}
+                          --out "${board}"
+                  RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT code EQUAL 2 OR EXISTS "${board}")
+    message(FATAL_ERROR "leaderboard ${bad} must exit 2 and write nothing, got ${code}: ${err}")
+  endif()
+endforeach()
+execute_process(COMMAND "${LAB}" leaderboard "${SOURCE}/scenarios/kgf-burst.json"
+                        "${SOURCE}/scenarios/herd-retry-after.json" --replications 2
+                        --out "${board}"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "leaderboard failed (${code}): ${err}")
+endif()
+execute_process(COMMAND "${LAB}" strategies OUTPUT_VARIABLE listed)
+string(REGEX MATCHALL "\n" lines "${listed}")
+list(LENGTH lines strategies)
+file(STRINGS "${board}/leaderboard.csv" rows)
+list(LENGTH rows count)
+math(EXPR expected "1 + 2 * ${strategies}")
+if(NOT count EQUAL expected)
+  message(FATAL_ERROR "leaderboard.csv: ${count} lines, expected ${expected} (a header, then one per scenario and strategy)")
+endif()
+file(READ "${board}/leaderboard.md" markdown)
+foreach(expected "## Ranking" "Strategies are ranked by" "### herd-retry-after" "fairness (Jain)")
+  string(FIND "${markdown}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "leaderboard.md lacks \"${expected}\"")
+  endif()
+endforeach()

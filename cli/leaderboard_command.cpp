@@ -1,0 +1,134 @@
+// pacing-lab leaderboard: every registered strategy on every scenario (default: the shipped
+// library), several seeds each, in parallel; DIR/leaderboard.md, .csv and (with the Qt build) .png.
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "cli/common.hpp"
+#include "sim/experiments/leaderboard.hpp"
+#include "sim/experiments/progress.hpp"
+#include "sim/files.hpp"
+#include "sim/strategies/registry.hpp"
+
+#ifdef PACING_HAVE_PLOT
+#include "gui/plot.hpp"
+#endif
+
+namespace pacing::cli {
+
+namespace {
+
+using namespace pacing::experiments;
+
+struct LeaderboardArgs {
+  std::vector<std::string> scenarios;
+  std::size_t replications = 3;
+  std::string out;
+  std::string strategies;
+  std::optional<unsigned> jobs;
+};
+
+/// The shipped library: every scenario of the source's scenarios/ folder but the live ones
+/// (they repeat others in a shape fit for real time).
+std::vector<std::string> shipped_scenarios() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(PACING_SCENARIO_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".json" && !name.starts_with("live-")) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// The heat map, or why there is none.
+std::string render_map(const Leaderboard& board, const std::filesystem::path& dir) {
+#ifdef PACING_HAVE_PLOT
+  gui::LeaderboardMap map;
+  map.scenarios = board.scenarios;
+  std::vector<std::size_t> order;  // columns in ranking order
+  for (const Standing& s : board.standings) {
+    map.strategies.push_back(s.strategy);
+    order.push_back(static_cast<std::size_t>(
+        std::find(board.strategies.begin(), board.strategies.end(), s.strategy) -
+        board.strategies.begin()));
+  }
+  for (const auto& row : board.cells) {
+    auto& refusals = map.refusals_per_1000.emplace_back();
+    auto& ratio = map.makespan_ratio.emplace_back();
+    auto& share = map.completed_share.emplace_back();
+    for (std::size_t k : order) {
+      refusals.push_back(row[k].refusals_per_1000.mean);
+      ratio.push_back(row[k].makespan_ratio);
+      share.push_back(row[k].requests > 0 ? row[k].completed.mean / row[k].requests : 1);
+    }
+  }
+  std::string error;
+  if (gui::render_leaderboard_png(map, (dir / "leaderboard.png").string(), &error)) {
+    return "\n## Picture\n\n![leaderboard](leaderboard.png)\n";
+  }
+  return "\nThe picture could not be rendered: " + error + "\n";
+#else
+  (void)board;
+  (void)dir;
+  return "\nThe picture needs the Qt build (-DPACING_WITH_QT=ON with Qt 6 Charts).\n";
+#endif
+}
+
+int leaderboard_command(const LeaderboardArgs& a) {
+  if (a.replications == 0) throw sim::InputError("--replications 0: must be at least 1");
+  LeaderboardRequest request;
+  request.replications = a.replications;
+  request.strategies =
+      a.strategies.empty() ? sim::strategy_names() : parse_strategies(a.strategies, "--strategies");
+  const std::vector<std::string> files = a.scenarios.empty() ? shipped_scenarios() : a.scenarios;
+  for (const std::string& f : files) request.scenarios.push_back(sim::load_scenario(f));
+  const std::filesystem::path dir(a.out);
+  sim::prepare_output_dir(dir);  // before any run: a bad folder costs nothing
+  request.jobs = a.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t total =
+      request.scenarios.size() * request.strategies.size() * request.replications;
+  std::cerr << "leaderboard: " << request.strategies.size() << " strategies x "
+            << request.scenarios.size() << " scenarios x " << request.replications
+            << " seeds = " << total << " runs, on " << request.jobs << " thread"
+            << (request.jobs == 1 ? "" : "s") << "\n";
+  ProgressBar bar(std::cerr, total, stderr_is_terminal());
+  const Leaderboard board =
+      run_leaderboard(request, [&bar](std::size_t done, std::size_t) { bar.update(done); });
+  bar.finish();
+  if (!board.violations.empty()) {
+    std::cerr << "invariant broken:\n";
+    for (const std::string& v : board.violations) std::cerr << "  " << v << "\n";
+    return kInvariantBroken;
+  }
+  const std::string markdown = format_leaderboard_markdown(board) + render_map(board, dir);
+  sim::write_output_file(dir / "leaderboard.csv", format_leaderboard_csv(board));
+  sim::write_output_file(dir / "leaderboard.md", markdown);
+  std::cout << markdown.substr(0, markdown.find("\n## Per scenario")) << "\nwrote "
+            << (dir / "leaderboard.md").string() << "\n";
+  return kOk;
+}
+
+}  // namespace
+
+void add_leaderboard_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<LeaderboardArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "leaderboard",
+      "Every strategy on every scenario (default: the shipped library), several seeds each, in "
+      "parallel: DIR/leaderboard.md, .csv and .png with a ranking");
+  cmd->add_option("scenarios", args->scenarios, "Scenario files (default: the shipped library)");
+  cmd->add_option("--replications", args->replications, "Seeds per scenario and strategy (3)");
+  cmd->add_option("--out", args->out, "Write DIR/leaderboard.md, .csv and .png")->required();
+  cmd->add_option("--strategies", args->strategies,
+                  "Comma-separated (default every registered one: " + sim::strategy_list() + ")");
+  cmd->add_option("--jobs", args->jobs, "Worker threads (default: every core)")
+      ->check(CLI::Range(1u, 1024u));
+  cmd->callback([&action, args] { action = [args] { return leaderboard_command(*args); }; });
+}
+
+}  // namespace pacing::cli
