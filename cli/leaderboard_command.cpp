@@ -60,11 +60,11 @@ std::string render_map(const Leaderboard& board, const std::filesystem::path& di
   for (const auto& row : board.cells) {
     auto& refusals = map.refusals_per_1000.emplace_back();
     auto& ratio = map.makespan_ratio.emplace_back();
-    auto& share = map.completed_share.emplace_back();
+    auto& share = map.succeeded_share.emplace_back();
     for (std::size_t k : order) {
       refusals.push_back(row[k].refusals_per_1000.mean);
       ratio.push_back(row[k].makespan_ratio);
-      share.push_back(row[k].requests > 0 ? row[k].completed.mean / row[k].requests : 1);
+      share.push_back(row[k].requests > 0 ? row[k].succeeded.mean / row[k].requests : 1);
     }
   }
   std::string error;

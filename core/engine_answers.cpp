@@ -106,6 +106,8 @@ void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Durat
     } else if (refusal) {
       // From the initial interval up, even after a long decay: a refusal always slows the host.
       if (rules.double_on_refusal && counts) {
+        // Only a request started under the interval in force says that interval is refused.
+        if (rules.remember_refusal && p.epoch_of(i) == e.epoch) e.refused_at = e.learned;
         e.learned =
             std::min(settings.max_interval, std::max(settings.initial_interval, e.learned * 2));
         if (e.group &&
@@ -113,12 +115,23 @@ void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Durat
           e.taught_by.push_back(&host);
       }
     } else if (rules.decay_on_success && counts && e.learned > Duration::zero()) {
-      e.learned = Duration{std::llround(static_cast<double>(e.learned.count()) * settings.decay)};
+      e.learned = decayed(e);
     }
     if (e.learned != before) ++e.epoch;
     if (e.learned != before || e.paused_until != paused_before) notify(e);
     if (e.learned < before || e.paused_until < paused_before) retime(e);
   }
+}
+
+Duration Engine::Impl::decayed(Entity& e) const {
+  const auto times = [](Duration d, double factor) {
+    return Duration{std::llround(static_cast<double>(d.count()) * factor)};
+  };
+  const Duration next = times(e.learned, settings.decay);
+  if (!settings.rules.remember_refusal || e.refused_at <= Duration::zero()) return next;
+  // Approach the refused interval, stop short of it, and probe below it only as it fades.
+  e.refused_at = times(e.refused_at, settings.refusal_fade);
+  return std::min(e.learned, std::max(next, times(e.refused_at, settings.refusal_margin)));
 }
 
 void Engine::Impl::note_group_pause(Entity& group, const Entity& host, Instant until, Instant now) {
@@ -138,6 +151,7 @@ bool Engine::Impl::forget(Entity& e) {
   const bool paused = e.paused_until != kLongAgo;
   const bool hinted = e.hint_reset != kLongAgo || e.hint_steady != Duration::zero();
   e.learned = Duration::zero();
+  e.refused_at = Duration::zero();
   e.paused_until = kLongAgo;
   e.pauses_by_host.clear();
   e.taught_by.clear();
@@ -166,6 +180,7 @@ void Engine::Impl::forget_host_in_group(Entity& group, const Entity& host) {
     group.taught_by.clear();
     if (group.learned != Duration::zero()) {
       group.learned = Duration::zero();
+      group.refused_at = Duration::zero();
       ++group.epoch;
       changed = true;
     }

@@ -142,6 +142,9 @@ struct Engine::Impl {
   /// Rules::jitter: the instant a wait for `learned` (a pause's end, or a learned interval's)
   /// really ends: later by a seeded random fraction of the wait, drawn once per wait.
   Instant jittered(Queue& q, Instant learned, Instant now);
+  /// An answer that is not a refusal decays `e`'s learned interval: the next interval (and, under
+  /// Rules::remember_refusal, the faded memory of the refused one, which it updates).
+  Duration decayed(Entity& e) const;
   /// The jitter's draws (SplitMix64: 8 bytes of state, a crowd has an engine per client).
   SplitMix64 jitter;
 

@@ -216,7 +216,7 @@ Instant Engine::Impl::jittered(Queue& q, Instant learned, Instant now) {
   // One draw per wait: while the instant it waits for stays the same, so does its delay.
   if (q.jitter_base != learned) {
     q.jitter_base = learned;
-    const double fraction = jitter.fraction();
+    const double fraction = jitter.fraction() * settings.jitter_share;
     q.jitter_until =
         learned + Duration{std::llround(fraction * static_cast<double>((learned - now).count()))};
   }

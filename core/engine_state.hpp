@@ -36,6 +36,8 @@ struct Entity {
   Duration learned{0};
   Instant paused_until = kLongAgo;
   std::uint64_t epoch = 0;  ///< bumped on every change of `learned`
+  /// Rules::remember_refusal: the learned interval the latest counted refusal came at (fading).
+  Duration refused_at{0};
   /// The spacing the latest followed RateLimit hint asks for (hosts only, settings.hints on).
   Duration hint_interval{0};
   /// When that hint's window resets: the hint lapses then. kLongAgo when there is no hint.

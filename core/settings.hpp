@@ -32,6 +32,11 @@ struct Rules {
   /// delayed by a seeded random fraction of that wait ("full jitter"), so that clients refused
   /// together do not all come back at the same instant.
   bool jitter = false;
+  /// Off by default (the seed's behaviour). A refusal without Retry-After remembers the learned
+  /// interval it came at (as CUBIC remembers W_max); answers then decay the interval no lower
+  /// than `refusal_margin` times that memory, and the memory fades by `refusal_fade` per answer,
+  /// so the host is probed again slowly instead of being refused every dozen requests.
+  bool remember_refusal = false;
 };
 
 /// The engine's configuration, shared by every query run on it.
@@ -61,6 +66,12 @@ struct EngineSettings {
   bool hints = false;
   /// Seeds the draws of Rules::jitter (runs are reproducible for a seed).
   std::uint64_t jitter_seed = 0;
+  /// Rules::jitter delays a start by at most this share of its wait (1: "full jitter").
+  double jitter_share = 1.0;
+  /// Rules::remember_refusal: how far above the remembered refused interval decay stops.
+  double refusal_margin = 1.1;
+  /// Rules::remember_refusal: every answer that decays the interval multiplies the memory by this.
+  double refusal_fade = 0.999;
   Rules rules;
 };
 

@@ -47,7 +47,7 @@ QImage paint_leaderboard(const LeaderboardMap& map) {
   p.setFont(font);
   p.drawText(QRect(8, 24, image.width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter,
              "colour: refusals per 1,000 requests (white none, dark red 1,000 and more); text: "
-             "makespan over the best; % completed when below 100 %");
+             "makespan over the best; % succeeded (2xx) when below 100 %");
   p.setFont(bold);
   for (int c = 0; c < columns; ++c) {
     p.drawText(QRect(kLabelWidth + c * kCellWidth, kTop - 26, kCellWidth, 22), Qt::AlignCenter,
@@ -67,7 +67,7 @@ QImage paint_leaderboard(const LeaderboardMap& map) {
       const QColor fill = QColor::fromRgb(refusal_colour(refusals));
       p.fillRect(cell, fill);
       QString text = QString("×%1").arg(map.makespan_ratio[row][col], 0, 'f', 2);
-      const double share = map.completed_share[row][col];
+      const double share = map.succeeded_share[row][col];
       if (share < 0.9995) text += QString("  %1 %").arg(100 * share, 0, 'f', 0);
       p.setPen(fill.lightnessF() < 0.55 ? Qt::white : Qt::black);
       p.drawText(cell, Qt::AlignCenter, text);

@@ -13,7 +13,7 @@ namespace pacing::gui {
 struct LeaderboardMap {
   std::vector<std::string> scenarios;   ///< rows
   std::vector<std::string> strategies;  ///< columns, in ranking order
-  std::vector<std::vector<double>> refusals_per_1000, makespan_ratio, completed_share;
+  std::vector<std::vector<double>> refusals_per_1000, makespan_ratio, succeeded_share;
 };
 
 /// A cell's colour: white for no refusal, deepening to dark red at 1,000 refusals per 1,000

@@ -54,6 +54,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   switch (c.kind) {
     case Completion::Kind::response:
       ++completed_;
+      if (c.last.response.status >= 200 && c.last.response.status < 300) ++succeeded_;
       latencies_.add((now - r.arrived).count());
       break;
     case Completion::Kind::gave_up:
@@ -257,15 +258,11 @@ Json Recorder::result() const {
   Json latency{{"p50", percentile(0.50)}, {"p95", percentile(0.95)}, {"p99", percentile(0.99)}};
   // Past Latencies::kExactLimit answers, the percentiles come from buckets 1/1024 wide.
   if (!latencies_.exact()) latency["exact"] = false;
-  Json summary{{"requests", issued_},
-               {"completed", completed_},
-               {"gave_up", gave_up_},
-               {"failed", failed_},
-               {"aborted", aborted_ + open_requests_},
-               {"refusals", refusals_},
-               {"retries", retries_},
-               {"makespan", t(last_completion_)},
-               {"latency", latency}};
+  Json summary{
+      {"requests", issued_},   {"completed", completed_}, {"succeeded", succeeded_},
+      {"gave_up", gave_up_},   {"failed", failed_},       {"aborted", aborted_ + open_requests_},
+      {"refusals", refusals_}, {"retries", retries_},     {"makespan", t(last_completion_)},
+      {"latency", latency}};
   // Every series within one budget of points, so that a result of a thousand hosts stays a file
   // a person (and the GUI) can open: each series gets an equal share, at most
   // StepSeries::kMaxPoints, at least kMinPoints.

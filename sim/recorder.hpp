@@ -160,7 +160,8 @@ class Recorder final : public EngineObserver {
   RunWatcher* watcher_ = nullptr;
   IdMap<RequestRecord> requests_;  // open requests by tag
   std::uint64_t issued_ = 0;
-  std::uint64_t completed_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0, retries_ = 0;
+  std::uint64_t completed_ = 0, succeeded_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0,
+                retries_ = 0;
   Latencies latencies_;  // of the requests answered without refusal
   std::vector<HostStats> hosts_;
   /// Hashes std::string and std::string_view alike, so lookups by view allocate nothing.

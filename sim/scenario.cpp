@@ -127,6 +127,7 @@ void read_rules(ObjectReader& client, Rules& rules) {
   flag("decayOnSuccess", rules.decay_on_success);
   flag("retryKeepsPlace", rules.retry_keeps_place);
   flag("jitter", rules.jitter);
+  flag("rememberRefusal", rules.remember_refusal);
   r.finish();
 }
 
@@ -166,6 +167,8 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
   if (auto v = r.seconds("maxInterval")) e.max_interval = *v;
   if (auto v = r.number("decay", 1e-9, 1)) e.decay = *v;
   if (auto v = r.seconds("maxRetryAfter")) e.max_retry_after = *v;
+  if (auto v = r.number("refusalMargin", 1, 100)) e.refusal_margin = *v;
+  if (auto v = r.number("refusalFade", 1e-9, 1)) e.refusal_fade = *v;
   if (e.initial_interval <= Duration::zero()) d.add(r.pointer("initialInterval"), "must be > 0");
   if (e.max_interval < e.initial_interval)
     d.add(r.pointer("maxInterval"), "must be >= initialInterval");

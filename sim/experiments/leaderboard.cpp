@@ -14,18 +14,20 @@
 namespace pacing::experiments {
 
 const char* const kRankingRule =
-    "Strategies are ranked by (1) the share of requests they completed, the mean over scenarios "
-    "(to 0.1 %: giving up is never a way to win), then (2) how often they were refused: the "
+    "Strategies are ranked by (1) the share of requests that succeeded (answered 2xx: an answer "
+    "403 after an eviction completes but does not succeed), the mean over scenarios (to 0.1 %: "
+    "giving up is never a way to win), then (2) how often they were refused: the "
     "geometric mean over scenarios of 1 + refusals per 1,000 requests, minus 1 (to 0.1), then "
     "(3) how long they took: the geometric mean over scenarios of the makespan over the best one "
-    "on that scenario, the shortest among the strategies that completed the most there (so that "
+    "on that scenario, the shortest among the strategies that succeeded the most there (so that "
     "finishing early by giving up sets no standard; a strategy that gave up may score below 1).";
 
 namespace {
 
 /// What one run gives the board.
 struct Sample {
-  double requests = 0, completed = 0, refusals_per_1000 = 0, gave_up = 0, makespan = 0;
+  double requests = 0, completed = 0, succeeded = 0, refusals_per_1000 = 0, gave_up = 0,
+         makespan = 0;
   std::optional<double> fairness;
 };
 
@@ -34,6 +36,7 @@ Sample sample_of(const sim::Json& result) {
   Sample out;
   out.requests = s.at("requests").get<double>();
   out.completed = s.at("completed").get<double>();
+  out.succeeded = s.at("succeeded").get<double>();
   out.gave_up = s.at("gave_up").get<double>();
   out.makespan = s.at("makespan").get<double>();
   const double refusals = s.at("refusals").get<double>();
@@ -51,6 +54,7 @@ LeaderboardCell cell_of(const std::vector<Sample>& samples) {
   };
   cell.requests = samples.front().requests;
   cell.completed = column([](const Sample& s) { return s.completed; });
+  cell.succeeded = column([](const Sample& s) { return s.succeeded; });
   cell.refusals_per_1000 = column([](const Sample& s) { return s.refusals_per_1000; });
   cell.gave_up = column([](const Sample& s) { return s.gave_up; });
   cell.makespan = column([](const Sample& s) { return s.makespan; });
@@ -69,17 +73,17 @@ std::vector<Standing> rank(const Leaderboard& board) {
     double share = 0, log_refusals = 0, log_ratio = 0;
     for (const auto& row : board.cells) {
       const LeaderboardCell& c = row[k];
-      share += c.requests > 0 ? c.completed.mean / c.requests : 1;
+      share += c.requests > 0 ? c.succeeded.mean / c.requests : 1;
       log_refusals += std::log1p(c.refusals_per_1000.mean);
       log_ratio += std::log(c.makespan_ratio);
     }
-    s.completed_share = n > 0 ? share / n : 1;
+    s.succeeded_share = n > 0 ? share / n : 1;
     s.refusals_per_1000 = n > 0 ? std::expm1(log_refusals / n) : 0;
     s.makespan_ratio = n > 0 ? std::exp(log_ratio / n) : 1;
     out.push_back(s);
   }
   auto key = [](const Standing& s) {
-    return std::make_tuple(-std::round(s.completed_share * 1000),
+    return std::make_tuple(-std::round(s.succeeded_share * 1000),
                            std::round(s.refusals_per_1000 * 10), s.makespan_ratio);
   };
   std::stable_sort(out.begin(), out.end(),
@@ -146,10 +150,10 @@ Leaderboard run_leaderboard(const LeaderboardRequest& request,
       row.push_back(cell_of(
           std::vector<Sample>(first, first + static_cast<std::ptrdiff_t>(request.replications))));
     }
-    // The best makespan among the strategies that completed the most (to 0.1 %): finishing
-    // early by giving up sets no standard.
+    // The best makespan among the strategies that succeeded the most (to 0.1 %): finishing
+    // early by giving up (or by being evicted) sets no standard.
     auto share = [](const LeaderboardCell& c) {
-      return c.requests > 0 ? std::round(1000 * c.completed.mean / c.requests) : 1000.0;
+      return c.requests > 0 ? std::round(1000 * c.succeeded.mean / c.requests) : 1000.0;
     };
     double most = 0, best = 0;
     for (const LeaderboardCell& c : row) most = std::max(most, share(c));
@@ -174,13 +178,13 @@ std::string format_leaderboard_markdown(const Leaderboard& board) {
          "confidence interval of the mean (Student's t).\n\n";
   out += "## Ranking\n\n" + std::string(kRankingRule) + "\n\n";
   out +=
-      "| rank | strategy | completed (share) | refusals per 1,000 | makespan / best | what it is "
+      "| rank | strategy | succeeded (share) | refusals per 1,000 | makespan / best | what it is "
       "|\n";
   out += "|---:|---|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < board.standings.size(); ++i) {
     const Standing& s = board.standings[i];
     out += "| " + std::to_string(i + 1) + " | " + s.strategy + " | " +
-           fixed(100 * s.completed_share, 1) + " % | " + fixed(s.refusals_per_1000, 1) + " | " +
+           fixed(100 * s.succeeded_share, 1) + " % | " + fixed(s.refusals_per_1000, 1) + " | " +
            fixed(s.makespan_ratio, 2) + " | " + description_of(s.strategy) + " |\n";
   }
   if (!board.violations.empty()) {
@@ -193,15 +197,18 @@ std::string format_leaderboard_markdown(const Leaderboard& board) {
     const bool crowd = row.front().fairness.has_value();
     out += "\n### " + board.scenarios[s] + "\n\n" + fixed(row.front().requests, 0) +
            " requests a run.\n\n";
-    out += "| strategy | completed | refusals per 1,000 | gave up | makespan (s) | × best |";
+    out +=
+        "| strategy | completed | succeeded | refusals per 1,000 | gave up | makespan (s) | × "
+        "best |";
     out += crowd ? " fairness (Jain) |\n" : "\n";
-    out += "|---|---:|---:|---:|---:|---:|";
+    out += "|---|---:|---:|---:|---:|---:|---:|";
     out += crowd ? "---:|\n" : "\n";
     for (std::size_t k = 0; k < board.strategies.size(); ++k) {
       const LeaderboardCell& c = row[k];
       out += "| " + board.strategies[k] + " | " + with_interval(c.completed, 1) + " | " +
-             with_interval(c.refusals_per_1000, 1) + " | " + with_interval(c.gave_up, 1) + " | " +
-             with_interval(c.makespan, 2) + " | " + fixed(c.makespan_ratio, 2) + " |";
+             with_interval(c.succeeded, 1) + " | " + with_interval(c.refusals_per_1000, 1) + " | " +
+             with_interval(c.gave_up, 1) + " | " + with_interval(c.makespan, 2) + " | " +
+             fixed(c.makespan_ratio, 2) + " |";
       out += crowd ? " " + with_interval(*c.fairness, 3) + " |\n" : "\n";
     }
   }
@@ -212,7 +219,8 @@ std::string format_leaderboard_csv(const Leaderboard& board) {
   std::string out =
       csv_line({"scenario", "strategy", "replications", "requests", "completed", "completed_ci95",
                 "refusals_per_1000", "refusals_per_1000_ci95", "gave_up", "gave_up_ci95",
-                "makespan", "makespan_ci95", "makespan_ratio", "fairness", "fairness_ci95"});
+                "makespan", "makespan_ci95", "makespan_ratio", "fairness", "fairness_ci95",
+                "succeeded", "succeeded_ci95"});
   for (std::size_t s = 0; s < board.scenarios.size(); ++s) {
     for (std::size_t k = 0; k < board.strategies.size(); ++k) {
       const LeaderboardCell& c = board.cells[s][k];
@@ -223,7 +231,8 @@ std::string format_leaderboard_csv(const Leaderboard& board) {
                        format_number(c.gave_up.ci95), format_number(c.makespan.mean),
                        format_number(c.makespan.ci95), format_number(c.makespan_ratio),
                        c.fairness ? format_number(c.fairness->mean) : "",
-                       c.fairness ? format_number(c.fairness->ci95) : ""});
+                       c.fairness ? format_number(c.fairness->ci95) : "",
+                       format_number(c.succeeded.mean), format_number(c.succeeded.ci95)});
     }
   }
   return out;

@@ -23,8 +23,9 @@ struct LeaderboardRequest {
 /// One strategy on one scenario, over the replications.
 struct LeaderboardCell {
   double requests = 0;  ///< per run (the same in every replication)
-  Estimate completed, refusals_per_1000, gave_up, makespan;
-  /// Mean makespan over the shortest among the strategies that completed the most here.
+  /// completed: answered without refusal (any status); succeeded: answered 2xx.
+  Estimate completed, succeeded, refusals_per_1000, gave_up, makespan;
+  /// Mean makespan over the shortest among the strategies that succeeded the most here.
   double makespan_ratio = 1;
   std::optional<Estimate> fairness;  ///< Jain's index, for crowd scenarios
 };
@@ -32,7 +33,7 @@ struct LeaderboardCell {
 /// A strategy over every scenario.
 struct Standing {
   std::string strategy;
-  double completed_share = 0;    ///< mean over scenarios of completed / requests
+  double succeeded_share = 0;    ///< mean over scenarios of succeeded / requests
   double refusals_per_1000 = 0;  ///< geometric mean over scenarios of (1 + r), minus 1
   double makespan_ratio = 1;     ///< geometric mean over scenarios of the makespan ratio
 };

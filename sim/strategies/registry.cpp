@@ -34,6 +34,26 @@ EngineSettings fixed_settings(EngineSettings engine, std::optional<int> retries)
   return engine;
 }
 
+/// `throttle-next`, the lab's proposal: the core with the rules a crowd and a refusing server
+/// ask for switched on: it remembers the interval refusals began at and settles just above it
+/// (Rules::remember_refusal), follows RateLimit hints, and jitters its waits so that clients
+/// refused together do not come back together. Its numbers are the client's (refusalMargin,
+/// refusalFade, jitterShare) with the core's defaults.
+struct ThrottleNextSettings {
+  /// A tenth of a wait: enough to spread a crowd refused together, little for a client alone.
+  double jitter_share = 0.1;
+};
+
+EngineSettings next_settings(EngineSettings engine, const ThrottleNextSettings& own,
+                             std::uint64_t seed) {
+  engine.rules.remember_refusal = true;
+  engine.rules.jitter = true;
+  engine.hints = true;
+  engine.jitter_seed = seed;
+  engine.jitter_share = own.jitter_share;
+  return engine;
+}
+
 std::vector<StrategyInfo> make_registry() {
   std::vector<StrategyInfo> r;
   r.push_back({"throttle",
@@ -104,6 +124,26 @@ std::vector<StrategyInfo> make_registry() {
              backoff_delay(own<BackoffSettings>(in), in.seed));
        },
        [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back({"throttle-next",
+               "the lab's proposal: the core, remembering where refusals began (as CUBIC "
+               "remembers W_max) and settling just above it, with RateLimit hints and jitter",
+               [](const Json* object, const std::string& pointer, Defects& d) {
+                 ThrottleNextSettings own;
+                 if (object) {
+                   ObjectReader r(*object, pointer, d);
+                   if (auto v = r.number("jitterShare", 0, 1)) own.jitter_share = *v;
+                   r.finish();
+                 }
+                 return std::make_shared<const OwnSettings<ThrottleNextSettings>>(own);
+               },
+               [](const StrategyInputs& in) {
+                 return std::make_unique<ThrottleStrategy>(
+                     in.clock, in.transport,
+                     next_settings(in.engine, own<ThrottleNextSettings>(in), in.seed));
+               },
+               [](const EngineSettings& engine, std::optional<int>) {
+                 return std::optional<EngineSettings>(next_settings(engine, {}, 0));
+               }});
   return r;
 }
 

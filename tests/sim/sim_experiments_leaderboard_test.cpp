@@ -64,16 +64,31 @@ TEST(Leaderboard, TheStandardIsTheFastestOfThoseThatCompletedTheMost) {
   EXPECT_DOUBLE_EQ(unpaced.makespan_ratio, 0.1 / throttle.makespan.mean);
 }
 
-// The rule: completed share first, then refusals, then makespan.
-TEST(Leaderboard, RankedByCompletedThenRefusalsThenMakespan) {
+// The rule: succeeded share first, then refusals, then makespan.
+TEST(Leaderboard, RankedBySucceededThenRefusalsThenMakespan) {
   const Leaderboard b = board();
   ASSERT_EQ(b.standings.size(), 2u);
   EXPECT_EQ(b.standings[0].strategy, "throttle");
-  EXPECT_EQ(b.standings[0].completed_share, 1.0);
+  EXPECT_EQ(b.standings[0].succeeded_share, 1.0);
   EXPECT_EQ(b.standings[1].strategy, "unpaced");
-  EXPECT_EQ(b.standings[1].completed_share, 0.5);  // all of one scenario, none of the other
+  EXPECT_EQ(b.standings[1].succeeded_share, 0.5);  // all of one scenario, none of the other
   // Refusals: the geometric mean of 1 + r over the scenarios, minus 1: sqrt(1 * 1001) - 1.
   EXPECT_DOUBLE_EQ(b.standings[1].refusals_per_1000, std::sqrt(1001.0) - 1);
+}
+
+// An answer that is not a refusal completes a request; only a 2xx one succeeds. A client
+// evicted with 403s (policy-hints-off's throttle) completes everything and must not win by it.
+TEST(Leaderboard, RankedBySucceededNotCompleted) {
+  LeaderboardRequest request;
+  request.scenarios = {scenario(R"({"name": "forbidden", "until": 60,
+    "servers": {"a.test": {"model": "sequence", "responses": [{"status": 403, "service": 0.1}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.test", "count": 2}]}]})")};
+  request.strategies = {"throttle"};
+  request.replications = 1;
+  const Leaderboard b = run_leaderboard(request);
+  EXPECT_EQ(b.cells[0][0].completed.mean, 2);
+  EXPECT_EQ(b.cells[0][0].succeeded.mean, 0);
+  EXPECT_EQ(b.standings[0].succeeded_share, 0.0);
 }
 
 TEST(Leaderboard, FilesHoldTheRuleTheRankingAndEveryCell) {
@@ -84,7 +99,7 @@ TEST(Leaderboard, FilesHoldTheRuleTheRankingAndEveryCell) {
   EXPECT_NE(md.find("### refused-once"), std::string::npos);
   const std::string csv = format_leaderboard_csv(b);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);  // header + 2 scenarios x 2 strategies
-  EXPECT_NE(csv.find("serial,throttle,2,4,4,0,0,0,0,0,4,0,4,,\n"), std::string::npos);
+  EXPECT_NE(csv.find("serial,throttle,2,4,4,0,0,0,0,0,4,0,4,,,4,0\n"), std::string::npos);
 }
 
 }  // namespace

@@ -198,6 +198,7 @@ std::vector<std::string> contract_violations(const Json& result, const std::stri
   const auto n = [&](const char* key) { return s[key].get<std::int64_t>(); };
   if (n("requests") != n("completed") + n("gave_up") + n("failed") + n("aborted"))
     v.push_back("requests != completed + gave_up + failed + aborted");
+  if (n("succeeded") > n("completed")) v.push_back("succeeded (2xx) > completed");
   std::map<std::string, std::int64_t> starts;
   std::set<std::int64_t> requests_seen;
   std::istringstream in(trace);
