@@ -44,8 +44,18 @@ class SimWorld final : public World {
 
 }  // namespace
 
+std::string scenario_strategy(const Scenario& scenario) {
+  // The populations that run queries: a crowd's `client` often runs none.
+  std::set<std::string> names;
+  for (const QuerySpec& q : scenario.queries)
+    names.insert(scenario.populations.at(q.population).client.strategy);
+  if (names.empty()) return scenario.client.strategy;
+  return names.size() == 1 ? *names.begin() : std::string("mixed");
+}
+
 std::string strategy_for(const Scenario& scenario, const RunOptions& options) {
-  std::string name = options.strategy.value_or(scenario.client.strategy);
+  if (!options.strategy) return scenario_strategy(scenario);  // validated with the scenario
+  const std::string& name = *options.strategy;
   if (!find_strategy(name)) {
     throw InputError("--strategy " + name + ": unknown strategy (" + strategy_list() + ")");
   }

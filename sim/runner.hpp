@@ -35,6 +35,9 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options = {}
 RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions& options,
                         std::uint64_t seed);
 
+/// The strategy a scenario runs without --strategy: that of the populations running its queries
+/// (a crowd's `client` often runs none), "mixed" when they differ.
+std::string scenario_strategy(const Scenario& scenario);
 /// The strategy a run uses: --strategy, else the scenario's. Throws InputError when unknown.
 std::string strategy_for(const Scenario& scenario, const RunOptions& options);
 

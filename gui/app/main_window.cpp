@@ -190,7 +190,7 @@ void MainWindow::run_scenario(bool every_strategy) {
   if (every_strategy) strategies = sim::strategy_names();
   std::vector<RunTask> tasks;
   for (const std::string& strategy : strategies) {
-    const std::string shown = strategy.empty() ? scenario.client.strategy : strategy;
+    const std::string shown = strategy.empty() ? sim::scenario_strategy(scenario) : strategy;
     tasks.push_back({QString::fromStdString("running " + scenario.name + " with " + shown),
                      [scenario, strategy] { return simulate(scenario, strategy); }});
   }

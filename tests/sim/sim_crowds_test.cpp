@@ -29,6 +29,30 @@ TEST(Crowds, EachClientHasAnEngineOfItsOwn) {
   EXPECT_EQ(out.result["clients"]["crowd"]["completed"], 6);
 }
 
+// result.json's `strategy` names what ran: a crowd's populations' strategy (the scenario's
+// `client`, which runs no query, is not it), "mixed" when populations differ; expect blocks
+// with a strategy apply to those runs.
+TEST(Crowds, TheResultNamesThePopulationsStrategy) {
+  auto text = [](const std::string& second) {
+    return R"({"name": "s", "until": 60,
+      "servers": {"a.test": {"model": "sequence", "responses": [{"status": 200}]}},
+      "clients": [{"name": "one", "strategy": "backoff"}, {"name": "two", "strategy": ")" +
+           second + R"("}],
+      "queries": [{"name": "q", "client": "one", "requests": [{"host": "a.test"}]},
+                  {"name": "r", "client": "two", "requests": [{"host": "a.test"}]}],
+      "expect": [{"metric": "/summary/completed", "equals": 99, "strategy": "backoff"}]})";
+  };
+  const Scenario same = scenario(text("backoff"));
+  EXPECT_EQ(scenario_strategy(same), "backoff");
+  RunOutcome out = run_scenario(same);
+  EXPECT_EQ(out.result["strategy"], "backoff");
+  EXPECT_EQ(failed_expectations(same, out.result).size(), 1u);  // the expectation applied
+  EXPECT_EQ(run_scenario(scenario(text("unpaced"))).result["strategy"], "mixed");
+  RunOptions forced;
+  forced.strategy = "fixed";
+  EXPECT_EQ(run_scenario(same, forced).result["strategy"], "fixed");
+}
+
 // A client's identity reaches the server: QLever's per-client bucket (1 request, no refill to
 // speak of) answers each client's first request, so three clients with their own addresses are
 // answered three times; three clients behind one address share one bucket.

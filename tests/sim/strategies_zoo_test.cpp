@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/split_mix.hpp"
+#include "sim/runner.hpp"
 #include "sim/strategies/backoff.hpp"
 #include "sim/strategies/registry.hpp"
 #include "tests/sim/strategy_fixture.hpp"
@@ -208,6 +209,29 @@ TEST(Backoff, DecorrelatedJitterGrowsFromThePreviousWait) {
     EXPECT_GE(d, 1s);
     EXPECT_LE(d, std::min<Duration>(20s, bound));
     previous = d;
+  }
+}
+
+// The AWS Architecture Blog's study as shipped (scenarios/aws-backoff-study.json): N clients,
+// one call at a time. Without jitter every client retries at the same instants, so each round
+// all remaining clients collide and exactly one gets through: N + (N-1) + ... + 1 calls.
+// With full or decorrelated jitter, far fewer (the study's finding).
+TEST(AwsStudy, WithoutJitterEveryRoundLetsOneThroughWithJitterFarFewerCalls) {
+  const std::string file = std::string(PACING_SCENARIO_DIR) + "/aws-backoff-study.json";
+  auto calls = [&](const std::string& jitter, int n, std::uint64_t seed) {
+    const sim::Scenario s = sim::load_scenario(
+        file, {"/clients/0/backoff/jitter=" + jitter, "/clients/0/count=" + std::to_string(n)});
+    sim::RunOptions options;
+    options.seed = seed;
+    const sim::RunOutcome out = sim::run_scenario(s, options);
+    EXPECT_TRUE(out.violations.empty());
+    EXPECT_EQ(out.result["summary"]["succeeded"], n);
+    return out.result["hosts"]["resource.example.org"]["starts"].get<int>();
+  };
+  for (int n : {10, 25, 50}) EXPECT_EQ(calls("none", n, 1), n * (n + 1) / 2) << n;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    EXPECT_LT(calls("full", 50, seed), 1275 / 3) << seed;
+    EXPECT_LT(calls("decorrelated", 50, seed), 1275 / 3) << seed;
   }
 }
 
