@@ -178,7 +178,7 @@ void add_run_commands(CLI::App& app, Action& action) {
   strategies_cmd->callback([&action] {
     action = [] {
       for (const StrategyInfo& s : strategies()) {
-        std::printf("%-10s %s\n", s.name.c_str(), s.description.c_str());
+        std::printf("%-13s %s\n", s.name.c_str(), s.description.c_str());
       }
       return kOk;
     };

@@ -60,14 +60,14 @@ std::string format_populations(const Json& clients) {
 std::string format_comparison(const std::vector<Json>& results) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-10s %9s %8s %7s %8s %9s %8s %10s %8s %8s\n", "strategy",
+  std::snprintf(line, sizeof line, "%-13s %9s %8s %7s %8s %9s %8s %10s %8s %8s\n", "strategy",
                 "completed", "gave_up", "failed", "aborted", "refusals", "retries", "makespan",
                 "p50", "p99");
   out += line;
   for (const Json& r : results) {
     const Json& s = r.at("summary");
     std::snprintf(line, sizeof line,
-                  "%-10s %9llu %8llu %7llu %8llu %9llu %8llu %9.2fs %7.3fs %7.3fs\n",
+                  "%-13s %9llu %8llu %7llu %8llu %9llu %8llu %9.2fs %7.3fs %7.3fs\n",
                   r.value("strategy", "?").c_str(), s["completed"].get<unsigned long long>(),
                   s["gave_up"].get<unsigned long long>(), s["failed"].get<unsigned long long>(),
                   s["aborted"].get<unsigned long long>(), s["refusals"].get<unsigned long long>(),
