@@ -175,7 +175,7 @@ int report_command(const ReportArgs& a) {
     StrategyRun run;
     run.failed_expectations = sim::failed_expectations(scenario, outcome.result);
     for (const sim::Expectation& x : scenario.expect) {
-      run.expectations += !x.strategy || *x.strategy == name ? 1 : 0;
+      run.expectations += x.applies_to(name) ? 1 : 0;
     }
     run.result = std::move(outcome.result);
     runs.push_back(std::move(run));

@@ -106,7 +106,7 @@ std::vector<std::string> failed_expectations(const Scenario& scenario, const Jso
   std::vector<std::string> failed;
   const std::string strategy = result.value("strategy", "");
   for (const Expectation& x : scenario.expect) {
-    if (x.strategy && *x.strategy != strategy) continue;
+    if (!x.applies_to(strategy)) continue;
     Json::json_pointer ptr(x.metric);
     if (!result.contains(ptr)) {
       failed.push_back(x.metric + ": not in the result");

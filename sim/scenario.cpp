@@ -536,10 +536,21 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
         d.add(xr.pointer("metric"), "must be a JSON Pointer into result.json");
       }
     }
-    if (auto v = xr.string("strategy")) {
-      if (!find_strategy(*v))
-        d.add(xr.pointer("strategy"), "unknown strategy \"" + *v + "\" (" + strategy_list() + ")");
-      x.strategy = v;
+    if (const Json* named = xr.raw("strategy")) {
+      const Json list = named->is_array() ? *named : Json::array({*named});
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string at =
+            xr.pointer("strategy") + (named->is_array() ? "/" + std::to_string(i) : "");
+        if (!list[i].is_string()) {
+          d.add(at, "must be a strategy's name or a list of names");
+        } else if (!find_strategy(list[i].get<std::string>())) {
+          d.add(at, "unknown strategy \"" + list[i].get<std::string>() + "\" (" + strategy_list() +
+                        ")");
+        } else {
+          x.strategies.push_back(list[i].get<std::string>());
+        }
+      }
+      if (named->is_array() && list.empty()) d.add(xr.pointer("strategy"), "must name a strategy");
     }
     x.min = xr.number("min");
     x.max = xr.number("max");

@@ -2,6 +2,7 @@
 // A scenario file, loaded and validated: servers, client strategy and settings, queries, events,
 // expectations. Loading reports every defect with the file and the JSON Pointer of the field.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,8 +51,14 @@ struct EventSpec {
 };
 
 struct Expectation {
-  std::string metric;                   ///< a JSON Pointer into result.json
-  std::optional<std::string> strategy;  ///< holds only for runs of this strategy (default: any)
+  std::string metric;  ///< a JSON Pointer into result.json
+  /// Holds only for runs of these strategies (`strategy`: a name or a list; empty: any).
+  std::vector<std::string> strategies;
+  /// Whether it holds for a run of `strategy`.
+  bool applies_to(std::string_view strategy) const {
+    return strategies.empty() ||
+           std::find(strategies.begin(), strategies.end(), strategy) != strategies.end();
+  }
   std::optional<double> min;
   std::optional<double> max;
   std::optional<Json> equals;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/strategies/backoff.hpp"
+#include "sim/strategies/client_limiter.hpp"
 #include "sim/strategies/comunica.hpp"
 #include "sim/strategies/throttle.hpp"
 #include "sim/strategies/unpaced.hpp"
@@ -52,6 +53,14 @@ EngineSettings next_settings(EngineSettings engine, const ThrottleNextSettings& 
   engine.jitter_seed = seed;
   engine.jitter_share = own.jitter_share;
   return engine;
+}
+
+/// Each host's limiter gets its own stream of draws (SplitMix64's increment apart).
+ClientLimiterFactory sre_limiters(SreThrottleSettings settings, std::uint64_t seed) {
+  auto hosts = std::make_shared<std::uint64_t>(0);
+  return [settings, seed, hosts] {
+    return std::make_unique<SreThrottleLimiter>(settings, seed + 0x9E3779B97F4A7C15ull * ++*hosts);
+  };
 }
 
 std::vector<StrategyInfo> make_registry() {
@@ -144,6 +153,59 @@ std::vector<StrategyInfo> make_registry() {
                [](const EngineSettings& engine, std::optional<int>) {
                  return std::optional<EngineSettings>(next_settings(engine, {}, 0));
                }});
+  r.push_back(
+      {"aimd",
+       "Netflix concurrency-limits' AIMDLimit as an in-flight limit per host: +1 while busy, "
+       "x0.9 on a refusal, failure or slow answer",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         AimdSettings a;
+         if (object) {
+           ObjectReader r(*object, pointer, d);
+           if (auto v = r.integer("initialLimit", 1, 1'000'000))
+             a.initial_limit = static_cast<int>(*v);
+           if (auto v = r.number("backoffRatio", 0.5, 1)) {
+             if (*v < 1)
+               a.backoff_ratio = *v;
+             else
+               d.add(r.pointer("backoffRatio"), "must be in [0.5, 1)");
+           }
+           if (auto v = r.seconds("timeout")) a.timeout = *v;
+           if (a.timeout <= Duration{0}) d.add(r.pointer("timeout"), "must be > 0");
+           r.finish();
+         }
+         return std::make_shared<const OwnSettings<AimdSettings>>(a);
+       },
+       [](const StrategyInputs& in) {
+         const AimdSettings a = own<AimdSettings>(in);
+         return std::make_unique<UnpacedStrategy>(
+             in.clock, in.transport, in.retries.value_or(5),
+             "pacing-lab/0.1 aimd (+https://github.com/pacing-lab/pacing-lab)", RetryDelay{},
+             [a] { return std::make_unique<AimdLimiter>(a); });
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back(
+      {"sre-throttle",
+       "Google SRE book client-side throttling: reject locally with probability "
+       "max(0, (requests - 2 accepts) / (requests + 1)) over 2 minutes; backoff retries",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         SreThrottleSettings t;
+         if (object) {
+           ObjectReader r(*object, pointer, d);
+           if (auto v = r.number("k", 1, 1e6)) t.k = *v;
+           if (auto v = r.seconds("window")) t.window = *v;
+           if (t.window <= Duration{0}) d.add(r.pointer("window"), "must be > 0");
+           r.finish();
+         }
+         return std::make_shared<const OwnSettings<SreThrottleSettings>>(t);
+       },
+       [](const StrategyInputs& in) {
+         return std::make_unique<UnpacedStrategy>(
+             in.clock, in.transport, in.retries.value_or(5),
+             "pacing-lab/0.1 sre-throttle (+https://github.com/pacing-lab/pacing-lab)",
+             backoff_delay(BackoffSettings{}, in.seed),
+             sre_limiters(own<SreThrottleSettings>(in), ~in.seed));
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
   return r;
 }
 

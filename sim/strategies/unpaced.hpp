@@ -10,6 +10,7 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/transport.hpp"
+#include "sim/strategies/client_limiter.hpp"
 #include "sim/strategies/strategy.hpp"
 
 namespace pacing::sim {
@@ -19,8 +20,11 @@ namespace pacing::sim {
 using RetryDelay = std::function<Duration(int retry, Duration previous)>;
 
 /// Sends every request at once when issued, with no cap and no spacing. A refusal (the core's
-/// definition) is sent again, at once or after `delay` (see BackoffStrategy), up to `retries`
-/// times; nothing else is retried.
+/// definition) is sent again, at once or after `delay` (see backoff.hpp), up to `retries`
+/// times; nothing else is retried. With a `limiter`, each host's requests wait in a FIFO line
+/// in front of a limiter of their own (see client_limiter.hpp: aimd, sre-throttle): a refused
+/// request goes back to the head of its line, and a try the limiter rejects locally counts as a try
+/// (retried after `delay` from the back of the line, or given up when the tries run out).
 ///
 /// Completions: response (an answer that is not a refusal); gave_up (still refused when the
 /// retries ran out, `last` holding that refusal); failed (timeout, network failure, bad URL);
@@ -32,7 +36,7 @@ class UnpacedStrategy final : public Strategy {
   UnpacedStrategy(
       Clock& clock, Transport& transport, int retries = 0,
       std::string user_agent = "pacing-lab/0.1 unpaced (+https://github.com/pacing-lab/pacing-lab)",
-      RetryDelay delay = {});
+      RetryDelay delay = {}, ClientLimiterFactory limiter = {});
   /// Requests not completed by then never complete.
   ~UnpacedStrategy() override;
   UnpacedStrategy(const UnpacedStrategy&) = delete;
@@ -44,6 +48,8 @@ class UnpacedStrategy final : public Strategy {
   /// Abandons the in-flight attempt (or the wait for a retry) and completes the request as
   /// aborted at once.
   void abort(RequestId id) override;
+  /// Aborts them all before any host's line moves on, so none of them is sent meanwhile.
+  void abort_all(std::span<const RequestId> ids) override;
   /// Nothing is learned, so nothing is forgotten.
   void invalidate(std::optional<std::string_view> url) override;
   /// Watches per-host attempts in flight; nullptr detaches.

@@ -244,8 +244,12 @@ def main():
     enums = []
     def strategy_enums(node):
         if isinstance(node, dict):
-            if isinstance(node.get("strategy"), dict) and "enum" in node["strategy"]:
-                enums.append(node["strategy"]["enum"])
+            named = node.get("strategy")
+            if isinstance(named, dict) and "enum" in named:
+                enums.append(named["enum"])
+            if isinstance(named, dict) and "anyOf" in named:  # a name or a list of names
+                for choice in named["anyOf"]:
+                    enums.append(choice.get("enum") or choice["items"]["enum"])
             for value in node.values():
                 strategy_enums(value)
         elif isinstance(node, list):

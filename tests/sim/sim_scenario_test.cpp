@@ -91,6 +91,24 @@ TEST(ScenarioLoading, UnknownStrategyNamedByPointer) {
   EXPECT_NE(defects_of(doc).find("/client/strategy: unknown strategy"), std::string::npos);
 }
 
+// An expectation holds for one strategy or a list of them; every name is checked by pointer.
+TEST(ScenarioLoading, ExpectationNamesOneStrategyOrAList) {
+  Json doc = minimal();
+  doc["expect"] = Json::parse(R"([{"metric": "/summary/requests", "equals": 1,
+                                   "strategy": ["throttle", "aimd"]},
+                                  {"metric": "/summary/requests", "equals": 1, "strategy": "fixed"}])");
+  const Scenario s = parse_scenario(doc, "x.json");
+  EXPECT_TRUE(s.expect[0].applies_to("aimd"));
+  EXPECT_FALSE(s.expect[0].applies_to("fixed"));
+  EXPECT_TRUE(s.expect[1].applies_to("fixed"));
+  doc["expect"][0]["strategy"] = Json::parse(R"(["throttle", "yolo", 3])");
+  const std::string d = defects_of(doc);
+  EXPECT_NE(d.find("/expect/0/strategy/1: unknown strategy \"yolo\""), std::string::npos);
+  EXPECT_NE(d.find("/expect/0/strategy/2: must be a strategy's name"), std::string::npos);
+  doc["expect"][0]["strategy"] = Json::array();
+  EXPECT_NE(defects_of(doc).find("/expect/0/strategy: must name a strategy"), std::string::npos);
+}
+
 TEST(ScenarioLoading, NegativeCountAndDurationRejected) {
   Json doc = minimal();
   doc["queries"][0]["requests"][0]["count"] = -1;

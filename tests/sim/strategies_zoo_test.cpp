@@ -16,30 +16,6 @@
 namespace pacing::testing {
 namespace {
 
-/// A strategy built through the registry, as the simulator builds it.
-class ZooTest : public StrategyTest {
- protected:
-  std::string name;
-  EngineSettings engine = bare_settings();
-  std::optional<int> retries;
-  sim::StrategySettingsMap own;
-  std::uint64_t seed = 1;
-  std::unique_ptr<sim::Strategy> built_;
-
-  sim::Strategy& strategy() override {
-    if (!built_) {
-      built_ = sim::make_strategy(*sim::find_strategy(name), clock, transport, engine, retries, own,
-                                  seed);
-      built_->set_observer(&state);
-    }
-    return *built_;
-  }
-  void use_backoff(sim::BackoffSettings settings) {
-    name = "backoff";
-    own["backoff"] = std::make_shared<const sim::OwnSettings<sim::BackoffSettings>>(settings);
-  }
-};
-
 using sim::BackoffSettings;
 
 // ---- The registry -------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/strategies/backoff.hpp"
+#include "sim/strategies/registry.hpp"
 #include "sim/strategies/strategy.hpp"
 #include "tests/core/harness.hpp"
 
@@ -99,6 +101,30 @@ class StrategyTest : public ::testing::Test {
   double when(RequestId id) { return to_seconds(done.when.at(id)); }
   void TearDown() override { EXPECT_EQ(completed_inside_issue, 0); }
   void run_random_workload(std::uint64_t seed);
+};
+
+/// A strategy built through the registry, as the simulator builds it.
+class ZooTest : public StrategyTest {
+ protected:
+  std::string name;
+  EngineSettings engine = bare_settings();
+  std::optional<int> retries;
+  sim::StrategySettingsMap own;
+  std::uint64_t seed = 1;
+  std::unique_ptr<sim::Strategy> built_;
+
+  sim::Strategy& strategy() override {
+    if (!built_) {
+      built_ = sim::make_strategy(*sim::find_strategy(name), clock, transport, engine, retries, own,
+                                  seed);
+      built_->set_observer(&state);
+    }
+    return *built_;
+  }
+  void use_backoff(sim::BackoffSettings settings) {
+    name = "backoff";
+    own["backoff"] = std::make_shared<const sim::OwnSettings<sim::BackoffSettings>>(settings);
+  }
 };
 
 }  // namespace pacing::testing

@@ -1,0 +1,92 @@
+#pragma once
+// Client-side limiters as client libraries ship them, one per host: each decides whether one
+// more attempt may leave now, and learns from each answer. UnpacedStrategy hosts them (a FIFO
+// line per host in front of the limiter); without one it sends everything at once.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+
+#include "core/split_mix.hpp"
+#include "core/time.hpp"
+
+namespace pacing::sim {
+
+class ClientLimiter {
+ public:
+  enum class Verdict {
+    send,    ///< the attempt leaves now
+    wait,    ///< the limit is reached: wait for an answer
+    reject,  ///< rejected locally: the attempt is not sent (a failed try)
+  };
+  /// What an answer tells a limiter.
+  struct Sample {
+    Instant sent;               ///< when the attempt left
+    Instant settled;            ///< when its answer (or failure) came
+    std::size_t in_flight = 0;  ///< the host's attempts in flight when it left, itself included
+    bool refused = false;       ///< the core's refusal (429, 503, 405 + Retry-After)
+    bool failed = false;        ///< timeout or network failure
+  };
+
+  virtual ~ClientLimiter() = default;
+  /// One more attempt for the host, with `in_flight` of its attempts out.
+  virtual Verdict admit(std::size_t in_flight, Instant now) = 0;
+  /// The answer of an attempt this limiter let go.
+  virtual void settled(const Sample& sample) = 0;
+};
+
+/// Makes a host's limiter (one per host, made when the host is first used).
+using ClientLimiterFactory = std::function<std::unique_ptr<ClientLimiter>()>;
+
+/// Netflix concurrency-limits' AIMDLimit (concurrency-limits-core/src/main/java/com/netflix/
+/// concurrency/limits/limit/AIMDLimit.java, commit 00f751f), as an in-flight limit per host: a
+/// drop (a refusal, a failure, or an answer slower than `timeout`) sets the limit to
+/// max(1, min(limit - 1, floor(limit * backoff_ratio))); an answer to an attempt sent with at
+/// least half the limit in flight raises it by one.
+struct AimdSettings {
+  int initial_limit = 10;
+  double backoff_ratio = 0.9;  ///< the source accepts [0.5, 1)
+  Duration timeout = std::chrono::seconds(5);
+};
+
+class AimdLimiter final : public ClientLimiter {
+ public:
+  explicit AimdLimiter(AimdSettings settings)
+      : settings_(settings), limit_(settings.initial_limit) {}
+  Verdict admit(std::size_t in_flight, Instant now) override;
+  void settled(const Sample& sample) override;
+  int limit() const { return limit_; }
+
+ private:
+  AimdSettings settings_;
+  int limit_;
+};
+
+/// Client-side adaptive throttling from Google's SRE book ("Handling Overload", chapter 21):
+/// over the last `window`, a client counts its requests (every try, rejected locally or not) and
+/// the accepts (answers that are not refusals); a new request is rejected locally with
+/// probability max(0, (requests - k * accepts) / (requests + 1)).
+struct SreThrottleSettings {
+  double k = 2;
+  Duration window = std::chrono::minutes(2);
+};
+
+class SreThrottleLimiter final : public ClientLimiter {
+ public:
+  SreThrottleLimiter(SreThrottleSettings settings, std::uint64_t seed)
+      : settings_(settings), random_(seed) {}
+  Verdict admit(std::size_t in_flight, Instant now) override;
+  void settled(const Sample& sample) override;
+  /// The probability the next request is rejected, at `now`.
+  double reject_probability(Instant now);
+
+ private:
+  void forget_before(Instant now);
+  SreThrottleSettings settings_;
+  SplitMix64 random_;
+  std::deque<Instant> requests_, accepts_;
+};
+
+}  // namespace pacing::sim

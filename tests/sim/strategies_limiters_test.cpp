@@ -1,0 +1,142 @@
+// Client-side limiters (sim/strategies/client_limiter.hpp): Netflix concurrency-limits' AIMDLimit
+// (`aimd`) and the SRE book's client-side throttling (`sre-throttle`), each rule with exact
+// figures, and each strategy through the registry with exact instants.
+
+#include <gtest/gtest.h>
+
+#include "core/split_mix.hpp"
+#include "sim/strategies/client_limiter.hpp"
+#include "tests/sim/strategy_fixture.hpp"
+
+namespace pacing::testing {
+namespace {
+
+using sim::AimdLimiter;
+using sim::AimdSettings;
+using sim::ClientLimiter;
+using sim::SreThrottleLimiter;
+using sim::SreThrottleSettings;
+using Vec = std::vector<double>;
+
+ClientLimiter::Sample answer(std::size_t in_flight, bool refused = false, Duration took = 100ms) {
+  return {at(0ms), at(took), in_flight, refused, false};
+}
+
+// ---- aimd
+// ----------------------------------------------------------------------------------------
+
+// "if (didDrop || rtt > timeout) max(1, min(limit - 1, (int) (limit * backoffRatio)))".
+TEST(Aimd, ADropTakesATenthOffAndAtLeastOne) {
+  AimdLimiter l({10, 0.9, 5s});
+  l.settled(answer(1, true));
+  EXPECT_EQ(l.limit(), 9);  // floor(9.0)
+  l.settled(answer(1, true));
+  EXPECT_EQ(l.limit(), 8);  // floor(8.1)
+  AimdLimiter small({2, 0.9, 5s});
+  small.settled(answer(1, true));
+  EXPECT_EQ(small.limit(), 1);  // min(1, floor(1.8))
+  small.settled(answer(1, true));
+  EXPECT_EQ(small.limit(), 1);  // never below one
+}
+
+TEST(Aimd, ASlowAnswerIsADrop) {
+  AimdLimiter l({10, 0.9, 5s});
+  l.settled(answer(10, false, 5s));
+  EXPECT_EQ(l.limit(), 11);  // exactly the timeout: not slower than it
+  l.settled(answer(10, false, 5001ms));
+  EXPECT_EQ(l.limit(), 9);
+}
+
+// "else if (inflight * 2 >= limit) limit + 1": only while at least half the limit is in use.
+TEST(Aimd, AnAnswerWhileHalfTheLimitIsInUseAddsOne) {
+  AimdLimiter l({10, 0.9, 5s});
+  l.settled(answer(4));
+  EXPECT_EQ(l.limit(), 10);
+  l.settled(answer(5));
+  EXPECT_EQ(l.limit(), 11);
+  EXPECT_EQ(l.admit(10, at(0ms)), ClientLimiter::Verdict::send);
+  EXPECT_EQ(l.admit(11, at(0ms)), ClientLimiter::Verdict::wait);
+}
+
+// Through the registry: limit 2; request 1's first attempt is refused at 0.1 s (limit 1, and
+// it goes back to the head of the line); at 1 s request 2's answer raises the limit to 2 and
+// the line moves: request 1 again and request 3; at 2 s request 1's answer raises it to 3 and
+// request 4 leaves.
+TEST_F(ZooTest, AimdHoldsEachHostToItsLearnedLimit) {
+  name = "aimd";
+  own["aimd"] = std::make_shared<const sim::OwnSettings<AimdSettings>>(AimdSettings{2, 0.9, 5s});
+  server = [](const ScriptedTransport::Sent& s) {
+    if (s.request == 1 && s.number == 1)
+      return std::optional<Scripted>(Scripted{100ms, reply(429)});
+    return std::optional<Scripted>(Scripted{1s, reply(200)});
+  };
+  std::vector<RequestId> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(get("https://example.org/x"));
+  clock.run();
+  EXPECT_EQ(starts("example.org"), (Vec{0, 0, 1, 1, 2}));
+  EXPECT_EQ(done.by_id.at(ids[0]).attempts, 2);
+  EXPECT_EQ(when(ids[3]), 3.0);
+}
+
+TEST_F(ZooTest, AimdAbortOfAWaitingRequestNeverSendsIt) {
+  name = "aimd";
+  own["aimd"] = std::make_shared<const sim::OwnSettings<AimdSettings>>(AimdSettings{1, 0.9, 5s});
+  RequestId first = get("https://example.org/a");
+  RequestId second = get("https://example.org/b");
+  clock.run_until(at(50ms));
+  strategy().abort(second);
+  EXPECT_EQ(done.by_id.at(second).kind, Completion::Kind::aborted);
+  clock.run();
+  EXPECT_EQ(transport.sent.size(), 1u);
+  EXPECT_EQ(done.by_id.at(first).kind, Completion::Kind::response);
+}
+
+// ---- sre-throttle
+// --------------------------------------------------------------------------------
+
+// "max(0, (requests - K * accepts) / (requests + 1))", K = 2, over the last two minutes.
+TEST(SreThrottle, RejectionProbabilityFollowsTheBook) {
+  SreThrottleLimiter l({2, 120s}, 1);
+  EXPECT_EQ(l.reject_probability(at(0ms)), 0.0);
+  l.admit(0, at(0ms));                            // the first request: probability 0, no draw
+  EXPECT_EQ(l.reject_probability(at(0ms)), 0.5);  // 1 request, 0 accepts
+  l.settled(answer(1));
+  EXPECT_EQ(l.reject_probability(at(100ms)), 0.0);  // (1 - 2) / 2 < 0
+  // Two minutes after a moment, what happened in it is forgotten.
+  l.admit(0, at(1s));
+  l.admit(0, at(1s));
+  EXPECT_EQ(l.reject_probability(at(121s)), 0.0);
+}
+
+TEST(SreThrottle, RejectsWhenADrawFallsBelowTheProbability) {
+  // The limiter's draws are the lab's own SplitMix64 fractions: pinned here for seed 42.
+  SplitMix64 draws(42);
+  const double first = draws.fraction();
+  SreThrottleLimiter l({2, 120s}, 42);
+  l.admit(0, at(0ms));                      // p = 0: no draw
+  const auto second = l.admit(0, at(0ms));  // p = 1/2 against the first draw
+  EXPECT_EQ(second, first < 0.5 ? ClientLimiter::Verdict::reject : ClientLimiter::Verdict::send);
+}
+
+// Through the registry, seed 1, no retries: four requests at once to a host that has answered
+// nothing yet. The first leaves (p = 0); the second meets p = 1/2 and draws 0.728 (sent); the
+// third p = 2/3, draws 0.816 (sent); the fourth p = 3/4, draws 0.121: rejected locally, never
+// sent, and it gives up at once (not from inside issue). Once three answers are accepted, a
+// fifth request at 1 s meets p = max(0, (4 - 6) / 5) = 0.
+TEST_F(ZooTest, SreThrottleRejectsLocallyUntilTheServerAccepts) {
+  name = "sre-throttle";
+  retries = 0;
+  seed = 1;
+  std::vector<RequestId> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(get("https://example.org/x"));
+  get_at(1s, "https://example.org/y", {}, &ids);
+  clock.run();
+  EXPECT_EQ(starts("example.org"), (Vec{0, 0, 0, 1}));
+  EXPECT_EQ(done.by_id.at(ids[3]).kind, Completion::Kind::gave_up);
+  EXPECT_EQ(done.by_id.at(ids[3]).attempts, 0);
+  EXPECT_EQ(when(ids[3]), 0.0);
+  EXPECT_EQ(done.by_id.at(ids[4]).kind, Completion::Kind::response);
+}
+
+}  // namespace
+}  // namespace pacing::testing
