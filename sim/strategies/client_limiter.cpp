@@ -19,6 +19,32 @@ void AimdLimiter::settled(const Sample& s) {
   }
 }
 
+ClientLimiter::Verdict Gradient2Limiter::admit(std::size_t in_flight, Instant /*now*/) {
+  return in_flight < static_cast<std::size_t>(limit()) ? Verdict::send : Verdict::wait;
+}
+
+void Gradient2Limiter::settled(const Sample& s) {
+  // Microseconds as a double (only ratios matter); at least one, so the ratio stays finite.
+  const double rtt = std::max(1.0, static_cast<double>((s.settled - s.sent).count()));
+  if (samples_ < settings_.warmup) {
+    ++samples_;
+    warmup_sum_ += rtt;
+    long_rtt_ = warmup_sum_ / samples_;
+  } else {
+    const double factor = 2.0 / (settings_.long_window + 1);
+    long_rtt_ = long_rtt_ * (1 - factor) + rtt * factor;
+  }
+  const double short_rtt = rtt;
+  // Latency back to normal after a long load: bring the baseline down faster.
+  if (long_rtt_ / short_rtt > 2) long_rtt_ *= 0.9;
+  // Application-limited: too little in flight to say anything about the limit.
+  if (static_cast<double>(s.in_flight) < estimated_ / 2) return;
+  const double gradient = std::max(0.5, std::min(1.0, long_rtt_ / short_rtt));
+  const double target = estimated_ * gradient + settings_.queue_size;
+  const double next = estimated_ * (1 - settings_.smoothing) + target * settings_.smoothing;
+  estimated_ = std::max<double>(settings_.min_limit, std::min<double>(settings_.max_limit, next));
+}
+
 void SreThrottleLimiter::forget_before(Instant now) {
   const Instant horizon = now - settings_.window;
   while (!requests_.empty() && requests_.front() <= horizon) requests_.pop_front();

@@ -64,6 +64,41 @@ class AimdLimiter final : public ClientLimiter {
   int limit_;
 };
 
+/// Netflix concurrency-limits' Gradient2Limit (concurrency-limits-core/src/main/java/com/netflix/
+/// concurrency/limits/limit/Gradient2Limit.java, commit 14ddfa2; ExpAvgMeasurement.java), as an
+/// in-flight limit per host. Every answer is a sample of its round trip: the short RTT is the
+/// latest, the long RTT an exponential average (the mean of the first `warmup` samples, then
+/// factor 2 / (long_window + 1)), cut by a tenth whenever it exceeds twice the short one. Unless
+/// fewer than half the limit were in flight, the estimate becomes
+///   est * (1 - smoothing) + (est * clamp(long / short, 0.5, 1) + queue_size) * smoothing,
+/// clamped to [min_limit, max_limit]; the limit is its integer part. As in the source, a drop
+/// (a refusal) is only a sample: a fast 429 looks like a fast answer.
+struct Gradient2Settings {
+  int initial_limit = 20;
+  int min_limit = 20;
+  int max_limit = 200;  ///< the source's maxConcurrency
+  double smoothing = 0.2;
+  int queue_size = 4;
+  int long_window = 600;
+  int warmup = 10;
+};
+
+class Gradient2Limiter final : public ClientLimiter {
+ public:
+  explicit Gradient2Limiter(Gradient2Settings settings)
+      : settings_(settings), estimated_(settings.initial_limit) {}
+  Verdict admit(std::size_t in_flight, Instant now) override;
+  void settled(const Sample& sample) override;
+  int limit() const { return static_cast<int>(estimated_); }
+  double long_rtt() const { return long_rtt_; }
+
+ private:
+  Gradient2Settings settings_;
+  double estimated_;
+  double long_rtt_ = 0, warmup_sum_ = 0;
+  int samples_ = 0;
+};
+
 /// Client-side adaptive throttling from Google's SRE book ("Handling Overload", chapter 21):
 /// over the last `window`, a client counts its requests (every try, rejected locally or not) and
 /// the accepts (answers that are not refusals); a new request is rejected locally with

@@ -184,6 +184,36 @@ std::vector<StrategyInfo> make_registry() {
        },
        [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
   r.push_back(
+      {"gradient2",
+       "Netflix concurrency-limits' Gradient2Limit as an in-flight limit per host: grows while "
+       "answers are as fast as their long-term average, shrinks as they slow down",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         Gradient2Settings g;
+         if (object) {
+           ObjectReader r(*object, pointer, d);
+           auto count = [&](std::string_view key, int& into) {
+             if (auto v = r.integer(key, 1, 1'000'000)) into = static_cast<int>(*v);
+           };
+           count("initialLimit", g.initial_limit);
+           count("minLimit", g.min_limit);
+           count("maxConcurrency", g.max_limit);
+           count("longWindow", g.long_window);
+           if (auto v = r.integer("queueSize", 0, 1'000'000)) g.queue_size = static_cast<int>(*v);
+           if (auto v = r.number("smoothing", 0, 1)) g.smoothing = *v;
+           if (g.max_limit < g.min_limit) d.add(r.pointer("maxConcurrency"), "must be >= minLimit");
+           r.finish();
+         }
+         return std::make_shared<const OwnSettings<Gradient2Settings>>(g);
+       },
+       [](const StrategyInputs& in) {
+         const Gradient2Settings g = own<Gradient2Settings>(in);
+         return std::make_unique<UnpacedStrategy>(
+             in.clock, in.transport, in.retries.value_or(5),
+             "pacing-lab/0.1 gradient2 (+https://github.com/pacing-lab/pacing-lab)", RetryDelay{},
+             [g] { return std::make_unique<Gradient2Limiter>(g); });
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back(
       {"sre-throttle",
        "Google SRE book client-side throttling: reject locally with probability "
        "max(0, (requests - 2 accepts) / (requests + 1)) over 2 minutes; backoff retries",

@@ -14,6 +14,8 @@ namespace {
 using sim::AimdLimiter;
 using sim::AimdSettings;
 using sim::ClientLimiter;
+using sim::Gradient2Limiter;
+using sim::Gradient2Settings;
 using sim::SreThrottleLimiter;
 using sim::SreThrottleSettings;
 using Vec = std::vector<double>;
@@ -89,6 +91,80 @@ TEST_F(ZooTest, AimdAbortOfAWaitingRequestNeverSendsIt) {
   clock.run();
   EXPECT_EQ(transport.sent.size(), 1u);
   EXPECT_EQ(done.by_id.at(first).kind, Completion::Kind::response);
+}
+
+// ---- gradient2
+// -----------------------------------------------------------------------------------
+
+Gradient2Settings low_floor() {
+  Gradient2Settings g;
+  g.min_limit = 1;
+  return g;
+}
+
+// Answers as fast as their average: gradient 1, so each sample adds queueSize x smoothing:
+// 20 x 0.8 + (20 + 4) x 0.2 = 20.8, then 21.6 (the limit is the integer part).
+TEST(Gradient2, SteadyAnswersGrowTheLimitByQueueSizeTimesSmoothing) {
+  Gradient2Limiter l(low_floor());
+  l.settled(answer(20));
+  EXPECT_EQ(l.limit(), 20);  // 20.8
+  l.settled(answer(20));
+  EXPECT_EQ(l.limit(), 21);  // 21.6
+}
+
+// After the warm-up (the mean of the first ten: 100 ms), an answer taking 200 ms: the long RTT
+// moves by 2/601 of the difference, gradient = long / short, just above 0.5.
+TEST(Gradient2, SlowerAnswersShrinkTheLimit) {
+  Gradient2Settings g = low_floor();
+  g.queue_size = 0;  // isolate the gradient
+  Gradient2Limiter l(g);
+  for (int i = 0; i < 10; ++i) l.settled(answer(0));  // app-limited: only the RTT is learned
+  EXPECT_EQ(l.long_rtt(), 100000.0);
+  EXPECT_EQ(l.limit(), 20);
+  l.settled(answer(20, false, 200ms));
+  const double long_rtt = 100000.0 * (1 - 2.0 / 601) + 200000.0 * 2.0 / 601;
+  EXPECT_DOUBLE_EQ(l.long_rtt(), long_rtt);
+  const double estimate = 20 * 0.8 + 20 * (long_rtt / 200000.0) * 0.2;  // 18.0...
+  EXPECT_EQ(l.limit(), static_cast<int>(estimate));
+  EXPECT_EQ(l.limit(), 18);
+}
+
+// minLimit (20 by default) is a floor: the default never goes below 20 in flight.
+TEST(Gradient2, TheLimitStaysWithinMinAndMax) {
+  Gradient2Limiter l(Gradient2Settings{});
+  for (int i = 0; i < 10; ++i) l.settled(answer(0));
+  for (int i = 0; i < 50; ++i) l.settled(answer(200, false, 1s));
+  EXPECT_EQ(l.limit(), 20);
+  Gradient2Settings capped;
+  capped.max_limit = 22;
+  Gradient2Limiter c(capped);
+  for (int i = 0; i < 50; ++i) c.settled(answer(200));
+  EXPECT_EQ(c.limit(), 22);
+}
+
+// As in the source, a refusal is only a sample of its round trip: a fast 429 grows the limit.
+TEST(Gradient2, ARefusalIsOnlyASample) {
+  Gradient2Limiter l(low_floor());
+  l.settled(answer(20, true));
+  EXPECT_EQ(l.limit(), 20);  // 20.8, as for an answer
+  l.settled(answer(20, true));
+  EXPECT_EQ(l.limit(), 21);
+}
+
+// Through the registry, limit 2: two leave at once, the other two wait for places.
+TEST_F(ZooTest, Gradient2HoldsEachHostToItsLimit) {
+  name = "gradient2";
+  Gradient2Settings g;
+  g.initial_limit = 2;
+  g.min_limit = 2;
+  g.max_limit = 2;
+  own["gradient2"] = std::make_shared<const sim::OwnSettings<Gradient2Settings>>(g);
+  server = [](const ScriptedTransport::Sent&) {
+    return std::optional<Scripted>(Scripted{1s, reply(200)});
+  };
+  for (int i = 0; i < 4; ++i) get("https://example.org/x");
+  clock.run();
+  EXPECT_EQ(starts("example.org"), (Vec{0, 0, 1, 1}));
 }
 
 // ---- sre-throttle
