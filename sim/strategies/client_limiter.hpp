@@ -19,6 +19,7 @@ class ClientLimiter {
   enum class Verdict {
     send,    ///< the attempt leaves now
     wait,    ///< the limit is reached: wait for an answer
+    later,   ///< wait until ready_at() (a token bucket refilling), or an answer
     reject,  ///< rejected locally: the attempt is not sent (a failed try)
   };
   /// What an answer tells a limiter.
@@ -28,6 +29,7 @@ class ClientLimiter {
     std::size_t in_flight = 0;  ///< the host's attempts in flight when it left, itself included
     bool refused = false;       ///< the core's refusal (429, 503, 405 + Retry-After)
     bool failed = false;        ///< timeout or network failure
+    bool retry = false;         ///< the attempt was a retry (not its request's first)
   };
 
   virtual ~ClientLimiter() = default;
@@ -35,6 +37,10 @@ class ClientLimiter {
   virtual Verdict admit(std::size_t in_flight, Instant now) = 0;
   /// The answer of an attempt this limiter let go.
   virtual void settled(const Sample& sample) = 0;
+  /// After Verdict::later: when to ask again.
+  virtual Instant ready_at() const { return Instant{}; }
+  /// Whether a refused request may be sent again (a retry quota may say no, and is paid).
+  virtual bool allow_retry() { return true; }
 };
 
 /// Makes a host's limiter (one per host, made when the host is first used).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/strategies/aws_adaptive.hpp"
 #include "sim/strategies/backoff.hpp"
 #include "sim/strategies/client_limiter.hpp"
 #include "sim/strategies/comunica.hpp"
@@ -211,6 +212,35 @@ std::vector<StrategyInfo> make_registry() {
              in.clock, in.transport, in.retries.value_or(5),
              "pacing-lab/0.1 gradient2 (+https://github.com/pacing-lab/pacing-lab)", RetryDelay{},
              [g] { return std::make_unique<Gradient2Limiter>(g); });
+       },
+       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back(
+      {"aws-adaptive",
+       "the AWS SDKs' adaptive retry mode (botocore): a token bucket whose rate follows CUBIC on "
+       "throttling, a measured send rate, standard retries with a quota",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         AwsAdaptiveSettings a;
+         if (object) {
+           ObjectReader r(*object, pointer, d);
+           if (auto v = r.number("beta", 0.01, 0.99)) a.beta = *v;
+           if (auto v = r.number("scale", 1e-6, 1e6)) a.scale = *v;
+           if (auto v = r.number("minRate", 1e-6, 1e6)) a.min_rate = *v;
+           if (auto v = r.integer("quota", 0, 1'000'000)) a.quota = static_cast<int>(*v);
+           r.finish();
+         }
+         return std::make_shared<const OwnSettings<AwsAdaptiveSettings>>(a);
+       },
+       [](const StrategyInputs& in) {
+         const AwsAdaptiveSettings a = own<AwsAdaptiveSettings>(in);
+         Clock* clock = &in.clock;
+         // botocore's standard mode: 3 attempts, waits random() * min(20, 2^(attempt - 1)) s.
+         return std::make_unique<UnpacedStrategy>(
+             in.clock, in.transport, in.retries.value_or(2),
+             "pacing-lab/0.1 aws-adaptive (+https://github.com/pacing-lab/pacing-lab)",
+             backoff_delay(
+                 {std::chrono::seconds(1), std::chrono::seconds(20), BackoffSettings::Jitter::full},
+                 in.seed),
+             [a, clock] { return std::make_unique<AwsAdaptiveLimiter>(a, clock->now()); });
        },
        [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
   r.push_back(

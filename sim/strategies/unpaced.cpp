@@ -32,6 +32,8 @@ struct UnpacedStrategy::Impl {
   struct Line {
     std::unique_ptr<ClientLimiter> limiter;
     std::deque<RequestId> waiting;
+    Clock::TimerId wake_timer = 0;  ///< after Verdict::later
+    Instant wake_at;
   };
 
   Impl(Clock& c, Transport& t, int r, std::string ua, RetryDelay d, ClientLimiterFactory a)
@@ -92,16 +94,18 @@ struct UnpacedStrategy::Impl {
       return;
     }
     const std::string authority = p.url.authority;
-    ClientLimiter::Sample sample{p.sent_at, clock.now(), p.in_flight_at_send, false, false};
+    ClientLimiter::Sample sample{p.sent_at, clock.now(), p.in_flight_at_send,
+                                 false,     false,       p.attempts_sent > 1};
     sample.failed = result.kind != AttemptResult::Kind::response;
     sample.refused = !sample.failed && is_core_refusal(result.response, clock);
-    lines[authority].limiter->settled(sample);
-    answer(p, std::move(result));  // may complete p
+    ClientLimiter& limiter = *lines[authority].limiter;
+    limiter.settled(sample);
+    answer(p, std::move(result), &limiter);  // may complete p
     pump(authority);
   }
 
   /// What an attempt's result does to its request: completes it, or sends it again.
-  void answer(Pending& p, AttemptResult result) {
+  void answer(Pending& p, AttemptResult result, ClientLimiter* limiter = nullptr) {
     if (result.kind != AttemptResult::Kind::response) {
       std::string why = result.error.empty() ? std::string(to_string(result.kind)) : result.error;
       complete(p, Completion{Completion::Kind::failed, std::move(result), 0, std::move(why)});
@@ -111,7 +115,7 @@ struct UnpacedStrategy::Impl {
       complete(p, Completion{Completion::Kind::response, std::move(result), 0, {}});
       return;
     }
-    if (p.tries <= retries) {
+    if (p.tries <= retries && (!limiter || limiter->allow_retry())) {
       retry(p, /*to_front=*/true);
       return;
     }
@@ -164,6 +168,10 @@ struct UnpacedStrategy::Impl {
       Pending& p = *it->second;
       const ClientLimiter::Verdict v = line.limiter->admit(in_flight[authority], clock.now());
       if (v == ClientLimiter::Verdict::wait) return;
+      if (v == ClientLimiter::Verdict::later) {
+        wake_at(authority, line, line.limiter->ready_at());
+        return;
+      }
       line.waiting.pop_front();
       if (v == ClientLimiter::Verdict::send) {
         send(p);
@@ -171,6 +179,21 @@ struct UnpacedStrategy::Impl {
         reject_locally(p);
       }
     }
+  }
+
+  /// Asks the line's limiter again at `when` (one timer per line: the earliest wins).
+  void wake_at(const std::string& authority, Line& line, Instant when) {
+    if (line.wake_timer != 0) {
+      if (line.wake_at <= when) return;
+      clock.cancel(line.wake_timer);
+    }
+    line.wake_at = when;
+    line.wake_timer = clock.schedule(when, [weak = self, authority] {
+      auto impl = weak.lock();
+      if (!impl) return;
+      impl->lines[authority].wake_timer = 0;
+      impl->pump(authority);
+    });
   }
 
   /// The limiter rejected a try before it was sent: try again later, or give up, never
@@ -216,6 +239,9 @@ UnpacedStrategy::~UnpacedStrategy() {
   for (auto& [id, p] : impl_->requests) {
     if (p->bad_url_timer) impl_->clock.cancel(p->bad_url_timer);
     if (p->retry_timer) impl_->clock.cancel(p->retry_timer);
+  }
+  for (auto& [host, line] : impl_->lines) {
+    if (line.wake_timer) impl_->clock.cancel(line.wake_timer);
   }
 }
 

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/split_mix.hpp"
+#include "sim/strategies/aws_adaptive.hpp"
 #include "sim/strategies/client_limiter.hpp"
 #include "tests/sim/strategy_fixture.hpp"
 
@@ -165,6 +168,85 @@ TEST_F(ZooTest, Gradient2HoldsEachHostToItsLimit) {
   for (int i = 0; i < 4; ++i) get("https://example.org/x");
   clock.run();
   EXPECT_EQ(starts("example.org"), (Vec{0, 0, 1, 1}));
+}
+
+// ---- aws-adaptive ----------------------------------------------------------------------------
+
+using sim::AwsAdaptiveLimiter;
+using sim::AwsAdaptiveSettings;
+
+ClientLimiter::Sample at_time(Duration sent, Duration settled, bool refused = false) {
+  return {at(sent), at(settled), 1, refused, false};
+}
+
+// "if self._enabled: self._token_bucket.acquire()": no bucket before the first throttle.
+TEST(AwsAdaptive, SendsFreelyUntilTheFirstThrottle) {
+  AwsAdaptiveLimiter l({}, at(0ms));
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(l.admit(i, at(0ms)), ClientLimiter::Verdict::send);
+  EXPECT_FALSE(l.enabled());
+}
+
+// A throttle at 1 s: the rate clock's half-second bucket closed with one answer in 1 s, so the
+// measured rate is 0.8 x 1 = 0.8; CUBIC: w_max = 0.8, rate = 0.7 x 0.8 = 0.56, and the bucket
+// (empty) lends a token after (1 - 0) / 0.56 s, rounded up to the microsecond. An answer at
+// 2 s: measured 0.8 x 1 + 0.2 x 0.8 = 0.96; rate = 0.4 (1 - k)^3 + 0.8, k = cbrt(0.8 x 0.3 / 0.4).
+TEST(AwsAdaptive, AThrottleSetsCubicAndTheBucket) {
+  AwsAdaptiveLimiter l({}, at(0ms));
+  l.settled(at_time(900ms, 1s, true));
+  EXPECT_TRUE(l.enabled());
+  EXPECT_DOUBLE_EQ(l.measured_rate(), 0.8);
+  EXPECT_DOUBLE_EQ(l.fill_rate(), 0.8 * 0.7);
+  EXPECT_EQ(l.admit(0, at(1s)), ClientLimiter::Verdict::later);
+  EXPECT_EQ(l.ready_at(), at(1s + 1785715us));  // 1 / 0.56 = 1.7857142... s
+  l.settled(at_time(1900ms, 2s));
+  EXPECT_DOUBLE_EQ(l.measured_rate(), 0.96);
+  const double k = std::cbrt(0.8 * 0.3 / 0.4);
+  EXPECT_DOUBLE_EQ(l.fill_rate(), 0.4 * std::pow(1.0 - k, 3) + 0.8);
+}
+
+// The bucket's rate never falls below 0.5 a second (TokenBucket._MIN_RATE).
+TEST(AwsAdaptive, TheRateNeverFallsBelowTheMinimum) {
+  AwsAdaptiveLimiter l({}, at(0ms));
+  l.settled(at_time(0ms, 100ms, true));  // measured 0 so far: rate 0
+  EXPECT_DOUBLE_EQ(l.fill_rate(), 0.5);
+}
+
+// The standard mode's retry quota: 500, 5 a retry; answers give back 1 (first attempts) or 5.
+TEST(AwsAdaptive, RetryQuotaRunsOutAndAnswersRefillIt) {
+  AwsAdaptiveLimiter l({}, at(0ms));
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(l.allow_retry()) << i;
+  EXPECT_FALSE(l.allow_retry());
+  EXPECT_EQ(l.quota(), 0);
+  l.settled(at_time(0ms, 1s));
+  EXPECT_EQ(l.quota(), 1);
+  ClientLimiter::Sample retried = at_time(0ms, 2s);
+  retried.retry = true;
+  l.settled(retried);
+  EXPECT_EQ(l.quota(), 6);
+}
+
+// Through the registry: three requests leave at once (no bucket yet); the first is refused at
+// 0.1 s (rate 0: the bucket fills at its minimum 0.5 a second from 0.1 s), so its retry, due
+// after the standard mode's full-jitter wait d (the first draw of seed 1, under 1 s), leaves
+// when the bucket holds a token: at 0.1 + 2 s (up to the microsecond the wait is rounded up to).
+TEST_F(ZooTest, AwsAdaptiveRetriesWhenTheBucketHasAToken) {
+  name = "aws-adaptive";
+  server = [](const ScriptedTransport::Sent& s) {
+    const bool refused = s.request == 1 && s.number == 1;
+    return std::optional<Scripted>(Scripted{100ms, reply(refused ? 429 : 200)});
+  };
+  std::vector<RequestId> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(get("https://example.org/x"));
+  clock.run();
+  SplitMix64 draws(1);
+  const double d = std::floor(draws.fraction() * 1e6) / 1e6;
+  ASSERT_LT(d, 2.0);
+  const Vec seen = starts("example.org");
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[2], 0.0);
+  EXPECT_NEAR(seen[3], 2.1, 1e-6);
+  EXPECT_GE(seen[3], 2.1);
+  EXPECT_EQ(done.by_id.at(ids[0]).kind, Completion::Kind::response);
 }
 
 // ---- sre-throttle
