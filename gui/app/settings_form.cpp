@@ -178,7 +178,10 @@ void SettingsForm::set_client(const Json& client) {
   const Json c = client.is_object() ? client : Json::object();
   strategy_->setCurrentText(QString::fromStdString(c.value("strategy", "throttle")));
   in_flight_->setValue(c.value("inFlight", engine.in_flight));
-  retries_->setValue(c.value("retries", engine.retry_count));
+  loaded_retries_ = c.contains("retries") && c["retries"].is_number_integer()
+                        ? std::optional<int>(c["retries"].get<int>())
+                        : std::nullopt;
+  retries_->setValue(loaded_retries_.value_or(engine.retry_count));
   timeout_->setValue(c.value("timeout", 30.0));
   initial_interval_->setValue(c.value("initialInterval", seconds_of(engine.initial_interval)));
   max_interval_->setValue(c.value("maxInterval", seconds_of(engine.max_interval)));
@@ -216,9 +219,11 @@ void SettingsForm::set_client(const Json& client) {
     hosts_->setItem(row, 1, new QTableWidgetItem(cell("inFlight")));
     hosts_->setItem(row, 2, new QTableWidgetItem(cell("perSecond")));
   }
-  passthrough_ = Json::object();
-  for (const char* key : {"userAgent", "browser"}) {
-    if (c.contains(key)) passthrough_[key] = c[key];
+  // Keep what the form has no field for: a strategy's own object, a rule without a box.
+  passthrough_ = c;
+  for (const char* key : {"strategy", "inFlight", "retries", "timeout", "initialInterval",
+                          "maxInterval", "decay", "hints", "maxRetryAfter", "hosts"}) {
+    passthrough_.erase(key);
   }
 }
 
@@ -226,20 +231,27 @@ Json SettingsForm::client() const {
   Json c = passthrough_;
   c["strategy"] = strategy_->currentText().toStdString();
   c["inFlight"] = in_flight_->value();
-  c["retries"] = retries_->value();
+  // Unless the scenario named retries or the user changed the box, each strategy keeps its own
+  // default (the core 5, unpaced none...): "Run each strategy" then runs each as it ships.
+  if (loaded_retries_ || retries_->value() != EngineSettings{}.retry_count)
+    c["retries"] = retries_->value();
   c["timeout"] = timeout_->value();
   c["initialInterval"] = initial_interval_->value();
   c["maxInterval"] = max_interval_->value();
   c["decay"] = decay_->value();
   c["hints"] = hints_->isChecked();
   c["maxRetryAfter"] = max_retry_after_->value();
-  Json rules = Json::object();
+  Json rules = c.value("rules", Json::object());
+  if (!rules.is_object()) rules = Json::object();
   for (const auto& [key, check] : rules_) rules[key] = check->isChecked();
   c["rules"] = rules;
-  c["comunica"] = {{"correctionMultiplier", correction_->value()},
-                   {"failureMultiplier", failure_->value()},
-                   {"limitByDefault", limit_by_default_->isChecked()},
-                   {"allowOverlap", allow_overlap_->isChecked()}};
+  Json comunica = c.value("comunica", Json::object());
+  if (!comunica.is_object()) comunica = Json::object();
+  comunica.update(Json{{"correctionMultiplier", correction_->value()},
+                       {"failureMultiplier", failure_->value()},
+                       {"limitByDefault", limit_by_default_->isChecked()},
+                       {"allowOverlap", allow_overlap_->isChecked()}});
+  c["comunica"] = comunica;
   Json hosts = Json::object();
   for (int row = 0; row < hosts_->rowCount(); ++row) {
     auto text = [&](int column) {

@@ -5,6 +5,7 @@
 #include <QWidget>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -46,7 +47,11 @@ class SettingsForm : public QWidget {
   QDoubleSpinBox* failure_ = nullptr;
   QCheckBox* limit_by_default_ = nullptr;
   QCheckBox* allow_overlap_ = nullptr;
-  nlohmann::json passthrough_;  ///< fields the form does not edit (userAgent, browser), kept
+  /// Every field the form does not edit (userAgent, browser, other strategies' settings, rules
+  /// it has no box for), kept as loaded and written back under the form's own.
+  nlohmann::json passthrough_;
+  /// `retries` as loaded (absent: each strategy keeps its own default unless the box changes).
+  std::optional<int> loaded_retries_;
 };
 
 }  // namespace pacing::gui

@@ -17,6 +17,7 @@
 #include "gui/app/settings_form.hpp"
 #include "gui/app/summary_table.hpp"
 #include "gui/chart_stack.hpp"
+#include "sim/strategies/backoff.hpp"
 #include "tests/gui/helpers.hpp"
 
 namespace pacing::gui::test {
@@ -120,6 +121,25 @@ class CompareTest : public QObject {
     QCOMPARE(window.scenario_panel()->population_box()->count(), 1);
     QVERIFY(!window.scenario_panel()->count_box()->isEnabled());
     QVERIFY(window.scenario_panel()->scenario_to_run().client.engine.hints);
+  }
+
+  void the_form_keeps_what_it_has_no_field_for_and_each_strategys_retries() {
+    // A strategy's own object (backoff's base, cap and jitter) and a rule without a box used to
+    // be dropped by the form; and it wrote retries: 5 into every run, so "Run each strategy"
+    // ran unpaced with the throttle's retries.
+    MainWindow window(PACING_SCENARIO_DIR);
+    QVERIFY(window.scenario_panel()->open_scenario(shipped("aws-backoff-study")));
+    sim::Scenario study = window.scenario_panel()->scenario_to_run();
+    const auto* backoff = dynamic_cast<const sim::OwnSettings<sim::BackoffSettings>*>(
+        study.populations.at(1).client.own.at("backoff").get());
+    QVERIFY(backoff != nullptr);
+    QCOMPARE(backoff->value.base.count(), std::int64_t{10000});  // 0.01 s, not the default
+    QCOMPARE(study.populations.at(1).client.retries, std::optional<int>(1000));
+
+    QVERIFY(window.scenario_panel()->open_scenario(shipped("kgf-burst")));
+    QVERIFY(!window.scenario_panel()->scenario_to_run().client.retries.has_value());
+    window.scenario_panel()->form()->findChild<QSpinBox*>("retries")->setValue(2);
+    QCOMPARE(window.scenario_panel()->scenario_to_run().client.retries, std::optional<int>(2));
   }
 
   void a_result_file_opens_as_a_run() {
