@@ -64,6 +64,23 @@ ClientLimiterFactory sre_limiters(SreThrottleSettings settings, std::uint64_t se
   };
 }
 
+/// For the strategies that keep no per-host limits of the core's kind (see
+/// StrategyInfo::checked): only the invariants every strategy keeps apply.
+std::optional<EngineSettings> no_limits(const EngineSettings&, std::optional<int>) {
+  return std::nullopt;
+}
+
+/// A strategy that sends directly (UnpacedStrategy), with its own User-Agent, its default number
+/// of retries, its waits before a retry and its limiter per host.
+std::unique_ptr<Strategy> direct(const StrategyInputs& in, const std::string& name,
+                                 int default_retries, RetryDelay delay = {},
+                                 ClientLimiterFactory limiter = {}) {
+  return std::make_unique<UnpacedStrategy>(
+      in.clock, in.transport, in.retries.value_or(default_retries),
+      "pacing-lab/0.1 " + name + " (+https://github.com/pacing-lab/pacing-lab)", std::move(delay),
+      std::move(limiter));
+}
+
 std::vector<StrategyInfo> make_registry() {
   std::vector<StrategyInfo> r;
   r.push_back({"throttle",
@@ -79,34 +96,34 @@ std::vector<StrategyInfo> make_registry() {
                [](const EngineSettings& engine, std::optional<int>) {
                  return std::optional<EngineSettings>(engine);
                }});
-  r.push_back(
-      {"comunica", "Comunica's actor-http-limit-rate and actor-http-retry, as Comunica ships them",
-       [](const Json* object, const std::string& pointer, Defects& d) {
-         ComunicaSettings c;
-         if (object) {
-           ObjectReader cr(*object, pointer, d);
-           if (auto v = cr.number("correctionMultiplier", 0, 1e6)) c.correction_multiplier = *v;
-           if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.failure_multiplier = *v;
-           if (auto v = cr.boolean("limitByDefault")) c.limit_by_default = *v;
-           if (auto v = cr.boolean("allowOverlap")) c.allow_overlap = *v;
-           cr.finish();
-         }
-         return std::make_shared<const OwnSettings<ComunicaSettings>>(std::move(c));
-       },
-       [](const StrategyInputs& in) {
-         return std::make_unique<ComunicaStrategy>(in.clock, in.transport,
-                                                   own<ComunicaSettings>(in));
-       },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
-  r.push_back(
-      {"unpaced",
-       "no pacing: every request at once; a refusal is sent again at once",
-       {},
-       [](const StrategyInputs& in) {
-         return std::make_unique<UnpacedStrategy>(in.clock, in.transport, in.retries.value_or(0),
-                                                  in.engine.user_agent);
-       },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+  r.push_back({"comunica",
+               "Comunica's actor-http-limit-rate and actor-http-retry, as Comunica ships them",
+               [](const Json* object, const std::string& pointer, Defects& d) {
+                 ComunicaSettings c;
+                 if (object) {
+                   ObjectReader cr(*object, pointer, d);
+                   if (auto v = cr.number("correctionMultiplier", 0, 1e6))
+                     c.correction_multiplier = *v;
+                   if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.failure_multiplier = *v;
+                   if (auto v = cr.boolean("limitByDefault")) c.limit_by_default = *v;
+                   if (auto v = cr.boolean("allowOverlap")) c.allow_overlap = *v;
+                   cr.finish();
+                 }
+                 return std::make_shared<const OwnSettings<ComunicaSettings>>(std::move(c));
+               },
+               [](const StrategyInputs& in) {
+                 return std::make_unique<ComunicaStrategy>(in.clock, in.transport,
+                                                           own<ComunicaSettings>(in));
+               },
+               no_limits});
+  r.push_back({"unpaced",
+               "no pacing: every request at once; a refusal is sent again at once",
+               {},
+               [](const StrategyInputs& in) {
+                 return std::make_unique<UnpacedStrategy>(
+                     in.clock, in.transport, in.retries.value_or(0), in.engine.user_agent);
+               },
+               no_limits});
   r.push_back(
       {"fixed",
        "a fixed in-flight cap and spacing per host (the client's host limits), nothing learned "
@@ -128,12 +145,9 @@ std::vector<StrategyInfo> make_registry() {
              read_backoff(object, pointer, d));
        },
        [](const StrategyInputs& in) {
-         return std::make_unique<UnpacedStrategy>(
-             in.clock, in.transport, in.retries.value_or(5),
-             "pacing-lab/0.1 backoff (+https://github.com/pacing-lab/pacing-lab)",
-             backoff_delay(own<BackoffSettings>(in), in.seed));
+         return direct(in, "backoff", 5, backoff_delay(own<BackoffSettings>(in), in.seed));
        },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+       no_limits});
   r.push_back({"throttle-next",
                "the lab's proposal: the core, remembering where refusals began (as CUBIC "
                "remembers W_max) and settling just above it, with RateLimit hints and jitter",
@@ -178,12 +192,10 @@ std::vector<StrategyInfo> make_registry() {
        },
        [](const StrategyInputs& in) {
          const AimdSettings a = own<AimdSettings>(in);
-         return std::make_unique<UnpacedStrategy>(
-             in.clock, in.transport, in.retries.value_or(5),
-             "pacing-lab/0.1 aimd (+https://github.com/pacing-lab/pacing-lab)", RetryDelay{},
-             [a] { return std::make_unique<AimdLimiter>(a); });
+         return direct(in, "aimd", 5, RetryDelay{},
+                       [a] { return std::make_unique<AimdLimiter>(a); });
        },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+       no_limits});
   r.push_back(
       {"gradient2",
        "Netflix concurrency-limits' Gradient2Limit as an in-flight limit per host: grows while "
@@ -208,12 +220,10 @@ std::vector<StrategyInfo> make_registry() {
        },
        [](const StrategyInputs& in) {
          const Gradient2Settings g = own<Gradient2Settings>(in);
-         return std::make_unique<UnpacedStrategy>(
-             in.clock, in.transport, in.retries.value_or(5),
-             "pacing-lab/0.1 gradient2 (+https://github.com/pacing-lab/pacing-lab)", RetryDelay{},
-             [g] { return std::make_unique<Gradient2Limiter>(g); });
+         return direct(in, "gradient2", 5, RetryDelay{},
+                       [g] { return std::make_unique<Gradient2Limiter>(g); });
        },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+       no_limits});
   r.push_back(
       {"aws-adaptive",
        "the AWS SDKs' adaptive retry mode (botocore): a token bucket whose rate follows CUBIC on "
@@ -234,38 +244,33 @@ std::vector<StrategyInfo> make_registry() {
          const AwsAdaptiveSettings a = own<AwsAdaptiveSettings>(in);
          Clock* clock = &in.clock;
          // botocore's standard mode: 3 attempts, waits random() * min(20, 2^(attempt - 1)) s.
-         return std::make_unique<UnpacedStrategy>(
-             in.clock, in.transport, in.retries.value_or(2),
-             "pacing-lab/0.1 aws-adaptive (+https://github.com/pacing-lab/pacing-lab)",
+         return direct(
+             in, "aws-adaptive", 2,
              backoff_delay(
                  {std::chrono::seconds(1), std::chrono::seconds(20), BackoffSettings::Jitter::full},
                  in.seed),
              [a, clock] { return std::make_unique<AwsAdaptiveLimiter>(a, clock->now()); });
        },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
-  r.push_back(
-      {"sre-throttle",
-       "Google SRE book client-side throttling: reject locally with probability "
-       "max(0, (requests - 2 accepts) / (requests + 1)) over 2 minutes; backoff retries",
-       [](const Json* object, const std::string& pointer, Defects& d) {
-         SreThrottleSettings t;
-         if (object) {
-           ObjectReader r(*object, pointer, d);
-           if (auto v = r.number("k", 1, 1e6)) t.k = *v;
-           if (auto v = r.seconds("window")) t.window = *v;
-           if (t.window <= Duration{0}) d.add(r.pointer("window"), "must be > 0");
-           r.finish();
-         }
-         return std::make_shared<const OwnSettings<SreThrottleSettings>>(t);
-       },
-       [](const StrategyInputs& in) {
-         return std::make_unique<UnpacedStrategy>(
-             in.clock, in.transport, in.retries.value_or(5),
-             "pacing-lab/0.1 sre-throttle (+https://github.com/pacing-lab/pacing-lab)",
-             backoff_delay(BackoffSettings{}, in.seed),
-             sre_limiters(own<SreThrottleSettings>(in), ~in.seed));
-       },
-       [](const EngineSettings&, std::optional<int>) { return std::optional<EngineSettings>(); }});
+       no_limits});
+  r.push_back({"sre-throttle",
+               "Google SRE book client-side throttling: reject locally with probability "
+               "max(0, (requests - 2 accepts) / (requests + 1)) over 2 minutes; backoff retries",
+               [](const Json* object, const std::string& pointer, Defects& d) {
+                 SreThrottleSettings t;
+                 if (object) {
+                   ObjectReader r(*object, pointer, d);
+                   if (auto v = r.number("k", 1, 1e6)) t.k = *v;
+                   if (auto v = r.seconds("window")) t.window = *v;
+                   if (t.window <= Duration{0}) d.add(r.pointer("window"), "must be > 0");
+                   r.finish();
+                 }
+                 return std::make_shared<const OwnSettings<SreThrottleSettings>>(t);
+               },
+               [](const StrategyInputs& in) {
+                 return direct(in, "sre-throttle", 5, backoff_delay(BackoffSettings{}, in.seed),
+                               sre_limiters(own<SreThrottleSettings>(in), ~in.seed));
+               },
+               no_limits});
   return r;
 }
 
