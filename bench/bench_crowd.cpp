@@ -6,6 +6,7 @@
 //
 //   bench_crowd          a readable table
 //   bench_crowd --json   [{"clients":…,"requests":…,"seconds":…,"peak_rss_mib":…,…}, …]
+//   bench_crowd --clients N   only the crowd of N, in this process (for perf and valgrind)
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -68,6 +70,23 @@ struct Figures {
   bool invariants_held = false;
 };
 
+/// Runs the crowd of `clients` in this process.
+Figures run_crowd(int clients) {
+  const pacing::sim::Scenario scenario =
+      pacing::sim::parse_scenario(crowd_scenario(clients), "bench-crowd.json");
+  pacing::sim::RunOptions options;
+  options.series = false;
+  const auto start = std::chrono::steady_clock::now();
+  const pacing::sim::RunOutcome out = pacing::sim::run_scenario(scenario, options);
+  Figures f;
+  f.clients = clients;
+  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  f.events = out.events;
+  f.requests = out.result["summary"]["completed"].get<std::uint64_t>();
+  f.invariants_held = out.violations.empty();
+  return f;
+}
+
 /// Runs the crowd in a child process; its own peak memory comes back with it.
 Figures measure(int clients) {
   int pipe_fds[2];
@@ -75,18 +94,7 @@ Figures measure(int clients) {
   const pid_t child = fork();
   if (child == 0) {
     close(pipe_fds[0]);
-    const pacing::sim::Scenario scenario =
-        pacing::sim::parse_scenario(crowd_scenario(clients), "bench-crowd.json");
-    pacing::sim::RunOptions options;
-    options.series = false;
-    const auto start = std::chrono::steady_clock::now();
-    const pacing::sim::RunOutcome out = pacing::sim::run_scenario(scenario, options);
-    Figures f;
-    f.clients = clients;
-    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    f.events = out.events;
-    f.requests = out.result["summary"]["completed"].get<std::uint64_t>();
-    f.invariants_held = out.violations.empty();
+    const Figures f = run_crowd(clients);
     if (write(pipe_fds[1], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) _exit(1);
     _exit(0);
   }
@@ -108,6 +116,12 @@ Figures measure(int clients) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::strcmp(argv[1], "--clients") == 0) {
+    const Figures f = run_crowd(std::atoi(argv[2]));
+    std::printf("%d clients: %llu completed in %.3f s\n", f.clients,
+                static_cast<unsigned long long>(f.requests), f.seconds);
+    return 0;
+  }
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
   std::vector<Figures> all;
   for (int clients : {1, 1000, 10000}) all.push_back(measure(clients));

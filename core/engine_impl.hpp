@@ -8,6 +8,7 @@
 #include <functional>
 #include <queue>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 
@@ -62,13 +63,26 @@ struct Engine::Impl {
     std::string queue_key;
     QueueId queue = 0;  // the queue last found for it (ids are never reused: 0 or found = same)
   };
+  /// (context, authority); looked up by a string_view, so that a hit copies no string.
+  using ResolutionKey = std::pair<const RequestContext*, std::string>;
+  using ResolutionLookup = std::pair<const RequestContext*, std::string_view>;
   struct ResolutionKeyHash {
-    std::size_t operator()(const std::pair<const RequestContext*, std::string>& k) const {
-      return std::hash<const void*>()(k.first) ^ (std::hash<std::string>()(k.second) << 1);
+    using is_transparent = void;
+    std::size_t operator()(const ResolutionLookup& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<std::string_view>()(k.second) << 1);
+    }
+    std::size_t operator()(const ResolutionKey& k) const {
+      return (*this)(ResolutionLookup(k.first, k.second));
     }
   };
-  std::unordered_map<std::pair<const RequestContext*, std::string>, Resolution, ResolutionKeyHash>
-      resolutions;
+  struct ResolutionKeyEqual {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first == b.first && std::string_view(a.second) == std::string_view(b.second);
+    }
+  };
+  std::unordered_map<ResolutionKey, Resolution, ResolutionKeyHash, ResolutionKeyEqual> resolutions;
   std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
 
   std::pmr::map<Seq, Queue*> ready{&nodes};  // by their head's arrival

@@ -75,7 +75,9 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
     std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
     resolutions_kept = resolutions.size();
   }
-  auto [cached, fresh] = resolutions.try_emplace({ctx.get(), url.authority});
+  auto cached = resolutions.find(ResolutionLookup(ctx.get(), url.authority));
+  const bool fresh = cached == resolutions.end();
+  if (fresh) cached = resolutions.try_emplace(ResolutionKey(ctx.get(), url.authority)).first;
   Resolution& r = cached->second;
   if (fresh || r.context.expired()) {
     r.context = ctx;

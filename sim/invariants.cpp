@@ -56,14 +56,18 @@ void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at)
 
 void InvariantChecker::resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
                                           const std::string& host) {
-  const RequestContext& ctx = *scenario_.queries[query].context;
-  const EngineSettings& engine = *client.settings;
-  auto url = parse_url("https://" + host + "/");
-  if (!url) return;
-  auto resolved = resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits, ctx.in_flight,
-                                 url->authority, url->hostname);
-  auto* e = std::get_if<EffectiveLimits>(&resolved);
-  if (!e) return;
+  auto [cached, fresh] = resolutions_.try_emplace({client.settings, query, host});
+  if (fresh) {
+    const RequestContext& ctx = *scenario_.queries[query].context;
+    const EngineSettings& engine = *client.settings;
+    if (auto url = parse_url("https://" + host + "/")) {
+      auto resolved = resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits, ctx.in_flight,
+                                     url->authority, url->hostname);
+      if (auto* limits = std::get_if<EffectiveLimits>(&resolved)) cached->second = *limits;
+    }
+  }
+  if (!cached->second) return;
+  const EffectiveLimits* e = &*cached->second;
   l.valid = true;
   auto part = [&](const EffectiveLimits::Part& p, const std::string& counter) {
     Part out{p.key, p.cap, p.interval, &client.in_flight[counter], nullptr, &client.pauses[p.key]};

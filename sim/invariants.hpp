@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -99,6 +100,11 @@ class InvariantChecker final : public RunWatcher {
   void check_result(const Json& result, std::uint64_t carried);
   void resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
                           const std::string& host);
+
+  /// The limits of one (settings, query, host), resolved once for every client that shares the
+  /// settings (a population's clients do): nullopt when they resolve to an error.
+  using ResolutionKey = std::tuple<const EngineSettings*, std::size_t, std::string>;
+  std::map<ResolutionKey, std::optional<EffectiveLimits>> resolutions_;
 
   const Scenario& scenario_;
   std::deque<ClientChecks> clients_;  // a deque keeps each where routes point at it
