@@ -29,6 +29,7 @@ struct LeaderboardArgs {
   std::string out;
   std::string strategies;
   std::optional<unsigned> jobs;
+  std::string db;
 };
 
 /// The shipped library: every scenario of the source's scenarios/ folder but the live ones
@@ -96,6 +97,9 @@ int leaderboard_command(const LeaderboardArgs& a) {
             << request.scenarios.size() << " scenarios x " << request.replications
             << " seeds = " << total << " runs, on " << request.jobs << " thread"
             << (request.jobs == 1 ? "" : "s") << "\n";
+  std::optional<sim::ResultsDb> db;
+  if (!a.db.empty()) db.emplace(a.db, "leaderboard");
+  request.db = db ? &*db : nullptr;
   ProgressBar bar(std::cerr, total, stderr_is_terminal());
   const Leaderboard board =
       run_leaderboard(request, [&bar](std::size_t done, std::size_t) { bar.update(done); });
@@ -105,6 +109,7 @@ int leaderboard_command(const LeaderboardArgs& a) {
     for (const std::string& v : board.violations) std::cerr << "  " << v << "\n";
     return kInvariantBroken;
   }
+  if (db) db->commit();
   const std::string markdown = format_leaderboard_markdown(board) + render_map(board, dir);
   sim::write_output_file(dir / "leaderboard.csv", format_leaderboard_csv(board));
   sim::write_output_file(dir / "leaderboard.md", markdown);
@@ -128,6 +133,9 @@ void add_leaderboard_command(CLI::App& app, Action& action) {
                   "Comma-separated (default every registered one: " + sim::strategy_list() + ")");
   cmd->add_option("--jobs", args->jobs, "Worker threads (default: every core)")
       ->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--db", args->db,
+                  "Write every run to FILE.sqlite: figures, series, attempts (run ids in "
+                  "scenario, strategy, seed order)");
   cmd->callback([&action, args] { action = [args] { return leaderboard_command(*args); }; });
 }
 

@@ -10,6 +10,7 @@
 #include "cli/table.hpp"
 #include "live/live_run.hpp"
 #include "sim/files.hpp"
+#include "sim/results_db.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::cli {
@@ -44,6 +45,7 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string out;
   std::string trace;
+  std::string db;
   bool live = false;
 };
 
@@ -61,6 +63,13 @@ int run_command(const RunArgs& a) {
     options.trace = &trace->stream();
   }
   options.series = !a.out.empty();
+  std::optional<ResultsDb> db;
+  AttemptTable attempts;
+  if (!a.db.empty()) {
+    db.emplace(a.db, "run");
+    options.attempts = &attempts;
+    options.series = true;  // the database holds the series
+  }
   pacing::live::LiveOptions live;
   live.progress = &std::cerr;
   RunOutcome outcome =
@@ -69,6 +78,15 @@ int run_command(const RunArgs& a) {
   if (trace) trace->commit();
   if (!a.out.empty()) {
     write_output_file(std::filesystem::path(a.out) / "result.json", outcome.result.dump() + "\n");
+  }
+  if (db) {
+    DbRun run;
+    for (const std::string& set : a.sets) {
+      auto [pointer, value] = parse_set(set);
+      run.parameters[pointer] = std::move(value);
+    }
+    db->add_run(run, outcome.result, attempts);
+    db->commit();
   }
   if (!outcome.violations.empty()) {
     return report_violations(scenario, outcome.result["seed"].get<std::uint64_t>(),
@@ -146,6 +164,8 @@ void add_run_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--set", run->sets, "Override a field: /json/pointer=value (repeatable)");
   run_cmd->add_option("--out", run->out, "Write DIR/result.json");
   run_cmd->add_option("--trace", run->trace, "Write one JSON line per attempt to FILE");
+  run_cmd->add_option("--db", run->db,
+                      "Write the run to FILE.sqlite: figures, series and every attempt");
   run_cmd->add_flag("--live", run->live, "Run on real time against mock servers it starts");
   run_cmd->callback([&action, run] { action = [run] { return run_command(*run); }; });
 

@@ -13,6 +13,7 @@
 #include "sim/experiments/sweep_files.hpp"
 #include "sim/experiments/sweep_plan.hpp"
 #include "sim/files.hpp"
+#include "sim/results_db.hpp"
 #include "sim/runner.hpp"
 
 #ifdef PACING_HAVE_PLOT
@@ -57,6 +58,7 @@ struct SweepArgs {
   std::string strategy;
   std::string shard;
   std::optional<int> jobs;
+  std::string db;
 };
 
 int sweep_command(const SweepArgs& a) {
@@ -95,15 +97,19 @@ int sweep_command(const SweepArgs& a) {
   const std::size_t threads = std::min<std::size_t>(jobs, std::max<std::size_t>(runs.size(), 1));
   std::cerr << ", on " << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
 
+  std::optional<sim::ResultsDb> db;
+  if (!a.db.empty()) db.emplace(a.db, "sweep");
   ProgressBar bar(std::cerr, runs.size(), stderr_is_terminal());
-  ExecutionResult executed =
-      execute_runs(plan, runs, jobs, [&bar](std::size_t done, std::size_t) { bar.update(done); });
+  ExecutionResult executed = execute_runs(
+      plan, runs, jobs, [&bar](std::size_t done, std::size_t) { bar.update(done); },
+      db ? &*db : nullptr);
   bar.finish();
   if (!executed.violations.empty()) {
     std::cerr << "invariant broken in scenario \"" << d.scenario_name << "\":\n";
     for (const std::string& v : executed.violations) std::cerr << "  " << v << "\n";
     return kInvariantBroken;
   }
+  if (db) db->commit();
   if (shard) {
     write_files(a.out, shard_files(d, *shard, executed.records));
     std::cout << "shard " << shard->text() << ": " << runs.size() << " runs written to "
@@ -230,6 +236,9 @@ void add_sweep_commands(CLI::App& app, Action& action) {
                         "Run only the runs whose index modulo n is i (i/n, 0 <= i < n) and write "
                         "them to --out DIR; combine the shards with pacing-lab merge");
   sweep_cmd->add_option("--jobs", sweep->jobs, "Worker threads (default: the hardware's cores)");
+  sweep_cmd->add_option("--db", sweep->db,
+                        "Write every run to FILE.sqlite: parameters, figures, series, attempts "
+                        "(run ids as in runs.csv)");
   sweep_cmd->callback([&action, sweep] { action = [sweep] { return sweep_command(*sweep); }; });
 
   struct MergeArgs {

@@ -18,16 +18,6 @@ std::string reason(const std::error_code& ec) { return ec.message(); }
 /// Thrown from the parser's callback to stop at the first level too deep.
 struct TooDeep {};
 
-/// A name for a temporary file beside `target`, unique to this process and to `owner` (an
-/// object alive while the file exists: no two live owners share an address).
-fs::path temporary_beside(const fs::path& target, const void* owner) {
-  std::ostringstream name;
-  name << ".tmp-" << ::getpid() << "-" << owner;
-  fs::path temp = target;
-  temp += name.str();
-  return temp;
-}
-
 bool is_special(const fs::path& file) {
   std::error_code ec;
   const auto status = fs::status(file, ec);
@@ -35,6 +25,14 @@ bool is_special(const fs::path& file) {
 }
 
 }  // namespace
+
+fs::path temporary_beside(const fs::path& target, const void* owner) {
+  std::ostringstream name;
+  name << ".tmp-" << ::getpid() << "-" << owner;
+  fs::path temp = target;
+  temp += name.str();
+  return temp;
+}
 
 std::string read_input_file(const fs::path& file) {
   std::error_code ec;

@@ -64,6 +64,10 @@ void write_output_file(const std::filesystem::path& file, std::string_view conte
 /// Throws InputError naming it otherwise (so a run fails before it starts, not after).
 void prepare_output_dir(const std::filesystem::path& dir);
 
+/// A name for a temporary file beside `target`, unique to this process and to `owner` (an
+/// object alive while the file exists: no two live owners share an address).
+std::filesystem::path temporary_beside(const std::filesystem::path& target, const void* owner);
+
 /// Checks that `file` can be written (its folder exists and takes a new file, or it is a special
 /// file that can be opened for writing), without leaving anything behind.
 void check_output_file(const std::filesystem::path& file);

@@ -7,8 +7,10 @@
 
 namespace pacing::sim {
 
-Recorder::Recorder(Clock& clock, std::ostream* trace, bool series)
-    : clock_(clock), trace_(trace), series_(series) {}
+Recorder::Recorder(Clock& clock, std::ostream* trace, bool series, AttemptSink* attempts)
+    : clock_(clock), attempts_(attempts), series_(series) {
+  if (trace) trace_.emplace(*trace);
+}
 
 Transport& Recorder::add_client(Transport& inner) {
   return ports_.emplace_back(*this, static_cast<std::uint32_t>(ports_.size()), inner);
@@ -184,24 +186,22 @@ Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
 void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int number,
                           std::optional<Instant> sent, Instant settled, const AttemptResult* r,
                           std::optional<Duration> retry_after, std::string_view outcome) {
-  if (!trace_) return;
-  nlohmann::ordered_json line;  // keys in the order of the trace contract
-  line["request"] = tag + 1;
-  line["query"] = *req.query_name;
-  line["host"] = hosts_[req.host].name;
-  line["path"] = *req.path;
-  line["attempt"] = number;
-  line["arrived"] = t(req.arrived);
-  line["sent"] = nullptr;
-  if (sent) line["sent"] = t(*sent);
-  line["settled"] = t(settled);
-  line["status"] = nullptr;
-  if (r && r->kind == AttemptResult::Kind::response) line["status"] = r->response.status;
-  line["retry_after"] = nullptr;
-  if (retry_after) line["retry_after"] = to_seconds(*retry_after);
-  line["outcome"] = std::string(outcome);
-  if (clients_) line["client"] = (*clients_)[req.client].name;
-  *trace_ << line.dump() << '\n';
+  if (!trace_ && !attempts_) return;
+  AttemptRow row;
+  row.request = tag + 1;
+  row.query = *req.query_name;
+  row.host = hosts_[req.host].name;
+  row.path = *req.path;
+  row.attempt = number;
+  row.arrived = t(req.arrived);
+  if (sent) row.sent = t(*sent);
+  row.settled = t(settled);
+  if (r && r->kind == AttemptResult::Kind::response) row.status = r->response.status;
+  if (retry_after) row.retry_after = to_seconds(*retry_after);
+  row.outcome = outcome;
+  if (clients_) row.client = (*clients_)[req.client].name;
+  if (trace_) trace_->attempt(row);
+  if (attempts_) attempts_->attempt(row);
 }
 
 void Recorder::finish(Instant end) {

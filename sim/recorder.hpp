@@ -16,6 +16,7 @@
 #include "core/engine.hpp"
 #include "core/id_map.hpp"
 #include "core/transport.hpp"
+#include "sim/attempt_log.hpp"
 #include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
 #include "sim/latencies.hpp"
@@ -36,9 +37,10 @@ class RunWatcher {
 
 class Recorder final : public EngineObserver {
  public:
-  /// `trace` may be null (no trace). Without `series` the recorder keeps counts only (faster;
-  /// result() then has no series).
-  Recorder(Clock& clock, std::ostream* trace, bool series = true);
+  /// `trace` may be null (no trace); `attempts`, when given, is told of every attempt as the
+  /// trace is. Without `series` the recorder keeps counts only (faster; result() then has no
+  /// series).
+  Recorder(Clock& clock, std::ostream* trace, bool series = true, AttemptSink* attempts = nullptr);
 
   /// The next client (0, 1, ...), whose attempts `inner` carries. Returns the transport its
   /// strategy sends through: the recorder sees every attempt of every client on its way.
@@ -143,7 +145,8 @@ class Recorder final : public EngineObserver {
   void update_host_series(HostStats& h, std::optional<Instant> at = std::nullopt);
   /// Forgets an open attempt (no longer in flight); nullopt when it was not open.
   std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
-  /// One line of the trace; `sent` is nullopt for a request that never started.
+  /// One attempt to the trace and the attempt sink; `sent` is nullopt for a request that never
+  /// started.
   void trace_line(std::uint64_t tag, const RequestRecord& request, int number,
                   std::optional<Instant> sent, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
@@ -155,7 +158,8 @@ class Recorder final : public EngineObserver {
   std::deque<Port> ports_;  // a deque keeps each port where strategies point at it
   const std::vector<ClientIdentity>* clients_ = nullptr;  // set for crowds
   std::optional<CrowdStats> crowd_;
-  std::ostream* trace_;
+  std::optional<JsonLinesTrace> trace_;
+  AttemptSink* attempts_;
   bool series_;
   RunWatcher* watcher_ = nullptr;
   IdMap<RequestRecord> requests_;  // open requests by tag

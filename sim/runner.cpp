@@ -74,7 +74,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
 RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions& options,
                         std::uint64_t seed) {
   const std::string strategy_name = strategy_for(scenario, options);
-  Recorder recorder(world.clock(), options.trace, options.series);
+  Recorder recorder(world.clock(), options.trace, options.series, options.attempts);
   InvariantChecker checker(scenario);
   recorder.set_watcher(&checker);
   Workload workload(world, scenario, options.strategy, seed, recorder, checker);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/attempt_log.hpp"
 #include "sim/json_input.hpp"
 #include "sim/scenario.hpp"
 #include "sim/world.hpp"
@@ -17,6 +18,7 @@ struct RunOptions {
   std::optional<std::string> strategy;  ///< overrides the scenario's client.strategy
   std::optional<std::uint64_t> seed;    ///< overrides the scenario's seed
   std::ostream* trace = nullptr;        ///< JSON lines, one per attempt
+  AttemptSink* attempts = nullptr;      ///< told of every attempt the trace holds (--db)
   bool series = true;                   ///< include the step series in the result
 };
 

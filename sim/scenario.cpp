@@ -339,15 +339,20 @@ void for_each_element(ObjectReader& parent, std::string_view key, Fn fn) {
 
 }  // namespace
 
+std::pair<std::string, Json> parse_set(const std::string& set) {
+  auto eq = set.find('=');
+  if (eq == std::string::npos || eq == 0 || set[0] != '/') {
+    throw InputError("--set " + set + ": expected /json/pointer=value");
+  }
+  std::string pointer = set.substr(0, eq);
+  std::string text = set.substr(eq + 1);
+  Json value = try_parse_json(text, "--set " + pointer).value_or(Json(text));
+  return {std::move(pointer), std::move(value)};
+}
+
 void apply_sets(Json& document, const std::vector<std::string>& sets) {
   for (const std::string& set : sets) {
-    auto eq = set.find('=');
-    if (eq == std::string::npos || eq == 0 || set[0] != '/') {
-      throw InputError("--set " + set + ": expected /json/pointer=value");
-    }
-    std::string pointer = set.substr(0, eq);
-    std::string text = set.substr(eq + 1);
-    Json value = try_parse_json(text, "--set " + pointer).value_or(Json(text));
+    auto [pointer, value] = parse_set(set);
     try {
       Json::json_pointer ptr(pointer);
       if (!document.contains(ptr.parent_pointer())) {

@@ -117,6 +117,10 @@ struct Scenario {
   std::vector<Expectation> expect;
 };
 
+/// One `--set POINTER=VALUE` argument: the pointer and the value (parsed as JSON, or the text as
+/// a string when it is not JSON). Throws InputError naming the argument when it has no pointer.
+std::pair<std::string, Json> parse_set(const std::string& set);
+
 /// Applies `--set POINTER=VALUE` overrides to a scenario document: VALUE is parsed as JSON, or
 /// taken as a string when it is not JSON. Throws InputError naming the bad argument.
 void apply_sets(Json& document, const std::vector<std::string>& sets);

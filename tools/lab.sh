@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake g++ make pkg-config git libgtest-dev libboost-dev nlohmann-json3-dev
-          libcpp-httplib-dev libcli11-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev
+          libcpp-httplib-dev libcli11-dev libsqlite3-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev
           fonts-dejavu-core python3 python3-jsonschema)
 JOBS=${JOBS:-2}
 

@@ -16,7 +16,7 @@ std::vector<std::size_t> runs_of_shard(const SweepDefinition& definition, const 
 }
 
 ExecutionResult execute_runs(const SweepPlan& plan, const std::vector<std::size_t>& runs,
-                             unsigned jobs, const ProgressCallback& progress) {
+                             unsigned jobs, const ProgressCallback& progress, sim::ResultsDb* db) {
   ExecutionResult result;
   result.records.resize(runs.size());
   std::mutex mutex;  // guards violations
@@ -26,8 +26,21 @@ ExecutionResult execute_runs(const SweepPlan& plan, const std::vector<std::size_
     sim::RunOptions options;
     options.strategy = plan.definition.strategy;
     options.seed = spec.seed;
-    options.series = false;  // counts only: a sweep reads the summary
+    options.series = db != nullptr;  // else counts only: a sweep reads the summary
+    sim::AttemptTable attempts;
+    if (db) options.attempts = &attempts;
     sim::RunOutcome outcome = sim::run_scenario(plan.scenarios[spec.combination], options);
+    if (db) {
+      sim::DbRun row{static_cast<std::int64_t>(spec.run), spec.combination, spec.replication,
+                     Json::object()};
+      const std::vector<std::size_t> values =
+          combination_values(plan.definition.axes, spec.combination);
+      for (std::size_t a = 0; a < values.size(); ++a) {
+        const GridAxis& axis = plan.definition.axes[a];
+        row.parameters[axis.pointer] = axis.values[values[a]];
+      }
+      db->add_run(row, outcome.result, attempts);
+    }
     RunRecord& record = result.records[slot];
     record.run = spec.run;
     record.seed = spec.seed;

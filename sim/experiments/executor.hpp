@@ -10,6 +10,7 @@
 
 #include "sim/experiments/run_records.hpp"
 #include "sim/experiments/sweep_plan.hpp"
+#include "sim/results_db.hpp"
 
 namespace pacing::experiments {
 
@@ -21,9 +22,11 @@ struct ExecutionResult {
   std::vector<std::string> violations;  ///< broken invariants, each naming its run and seed
 };
 
-/// Runs `runs` (indices into the plan) on `jobs` threads (0: the hardware's concurrency).
+/// Runs `runs` (indices into the plan) on `jobs` threads (0: the hardware's concurrency). With
+/// `db`, each run goes to it with its series and attempts (its id: the sweep's run number).
 ExecutionResult execute_runs(const SweepPlan& plan, const std::vector<std::size_t>& runs,
-                             unsigned jobs = 0, const ProgressCallback& progress = {});
+                             unsigned jobs = 0, const ProgressCallback& progress = {},
+                             sim::ResultsDb* db = nullptr);
 
 /// The runs of `shard` (all of them for 0/1), in order.
 std::vector<std::size_t> runs_of_shard(const SweepDefinition& definition, const Shard& shard);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/experiments/statistics.hpp"
+#include "sim/results_db.hpp"
 #include "sim/scenario.hpp"
 
 namespace pacing::experiments {
@@ -18,6 +19,9 @@ struct LeaderboardRequest {
   std::vector<std::string> strategies;  ///< registered names
   std::size_t replications = 3;         ///< seeds: each scenario's seed + 0 .. replications - 1
   unsigned jobs = 0;                    ///< worker threads (0: the hardware's concurrency)
+  /// Every run, with its series and attempts (run id: its index, scenario by scenario, strategy
+  /// by strategy, seed by seed).
+  sim::ResultsDb* db = nullptr;
 };
 
 /// One strategy on one scenario, over the replications.
