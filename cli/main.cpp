@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   Action action;
   add_run_commands(app, action);
   add_live_commands(app, action);
-#ifdef PACING_HAVE_QT
+#ifdef PACING_HAVE_PLOT
   add_plot_command(app, action);
 #endif
   add_sweep_commands(app, action);

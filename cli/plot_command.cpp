@@ -1,6 +1,6 @@
 // pacing-lab plot: renders results' charts to a PNG, headless (built only with Qt).
 
-#ifdef PACING_HAVE_QT
+#ifdef PACING_HAVE_PLOT
 
 #include <algorithm>
 #include <filesystem>
@@ -93,4 +93,4 @@ void add_plot_command(CLI::App& app, Action& action) {
 
 }  // namespace pacing::cli
 
-#endif  // PACING_HAVE_QT
+#endif  // PACING_HAVE_PLOT

@@ -7,8 +7,7 @@
 namespace pacing::experiments {
 
 /// The two-sided 95% quantile of Student's t distribution (the 0.975 quantile) for
-/// `degrees_of_freedom` >= 1: exact table values up to 30, the Cornish-Fisher expansion above
-/// (within 3e-8 of the true quantile there).
+/// `degrees_of_freedom` >= 1 (Boost.Math's students_t, to double precision); 0 for 0.
 double student_t_975(std::size_t degrees_of_freedom);
 
 /// A metric over the replications of one combination.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -46,12 +47,38 @@ TEST(MockServers, AnswerWithTheModelOverRealHttp) {
   EXPECT_EQ(path->status, 204);
 }
 
+/// The local addresses (as /proc/net/tcp and tcp6 write them, hex) of the sockets listening on
+/// `port`: what the kernel bound, whatever the server was asked for.
+std::vector<std::string> listening_addresses(int port) {
+  std::vector<std::string> addresses;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state;
+      fields >> slot >> local >> remote >> state;
+      const auto colon = local.rfind(':');
+      if (state == "0A" && colon != std::string::npos &&
+          std::stoi(local.substr(colon + 1), nullptr, 16) == port) {
+        addresses.push_back(local.substr(0, colon));
+      }
+    }
+  }
+  return addresses;
+}
+
 TEST(MockServers, ListenOnLoopbackOnly) {
   auto s = scenario(R"({"name": "m", "servers": {"a.org": {"model": "sequence",
+      "responses": [{"status": 200}]}, "b.org": {"model": "sequence",
       "responses": [{"status": 200}]}}})");
   mock::MockServers servers(s, 1);
-  EXPECT_EQ(servers.bind_address(), "127.0.0.1");
-  EXPECT_GT(servers.ports().at("a.org"), 0);
+  for (const auto& [host, port] : servers.ports()) {
+    // 127.0.0.1 in /proc/net/tcp's byte order; a wildcard (00000000, or :: in tcp6) would take
+    // connections from the network.
+    EXPECT_EQ(listening_addresses(port), std::vector<std::string>{"0100007F"}) << host;
+  }
 }
 
 TEST(MockServers, PortInUseIsAClearError) {

@@ -7,19 +7,19 @@
 namespace pacing::experiments {
 namespace {
 
-TEST(StudentT, TableValuesForSmallSamples) {
-  EXPECT_DOUBLE_EQ(student_t_975(1), 12.706204736);
-  EXPECT_DOUBLE_EQ(student_t_975(2), 4.302652730);
-  EXPECT_DOUBLE_EQ(student_t_975(4), 2.776445105);
-  EXPECT_DOUBLE_EQ(student_t_975(9), 2.262157163);
-  EXPECT_DOUBLE_EQ(student_t_975(30), 2.042272456);
-}
-
-TEST(StudentT, ExpansionAboveTheTableMatchesPublishedQuantiles) {
-  EXPECT_NEAR(student_t_975(40), 2.021075390, 1e-7);
-  EXPECT_NEAR(student_t_975(60), 2.000297822, 1e-7);
-  EXPECT_NEAR(student_t_975(120), 1.979930405, 1e-7);
-  EXPECT_NEAR(student_t_975(1'000'000), 1.9599663568, 1e-9);  // z + (z^3 + z) / 4e6
+TEST(StudentT, MatchesPublishedQuantiles) {
+  // Published to 9 decimals (NIST/SEMATECH e-Handbook, table 1.3.6.7.2, and R's qt(0.975, df)).
+  EXPECT_NEAR(student_t_975(1), 12.706204736, 5e-10);
+  EXPECT_NEAR(student_t_975(2), 4.302652730, 5e-10);
+  EXPECT_NEAR(student_t_975(4), 2.776445105, 5e-10);
+  EXPECT_NEAR(student_t_975(9), 2.262157163, 5e-10);
+  EXPECT_NEAR(student_t_975(30), 2.042272456, 5e-10);
+  EXPECT_NEAR(student_t_975(40), 2.021075390, 5e-10);
+  EXPECT_NEAR(student_t_975(60), 2.000297822, 5e-10);
+  EXPECT_NEAR(student_t_975(120), 1.979930405, 5e-10);
+  // Towards the normal quantile: z + (z^3 + z) / (4 df) for large df.
+  EXPECT_NEAR(student_t_975(1'000'000), 1.9599663568, 1e-9);
+  EXPECT_EQ(student_t_975(0), 0);
 }
 
 TEST(StudentT, DecreasesTowardsTheNormalQuantile) {
