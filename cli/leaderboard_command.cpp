@@ -32,11 +32,12 @@ struct LeaderboardArgs {
   std::string db;
 };
 
-/// The shipped library: every scenario of the source's scenarios/ folder but the live ones
+/// The shipped library: every scenario of the installed (or the source's) scenarios/ folder but
+/// the live ones
 /// (they repeat others in a shape fit for real time).
 std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(PACING_SCENARIO_DIR)) {
+  for (const auto& entry : std::filesystem::directory_iterator(sim::shipped_scenarios_dir(PACING_SCENARIO_DIR))) {
     const std::string name = entry.path().filename().string();
     if (entry.path().extension() == ".json" && !name.starts_with("live-")) {
       files.push_back(entry.path().string());

@@ -8,8 +8,8 @@
 #include <ostream>
 #include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 
-#include "core/asio/asio_clock.hpp"
-#include "core/asio/beast_transport.hpp"
+#include "asio/asio_clock.hpp"
+#include "asio/beast_transport.hpp"
 #include "mockservers/mock_servers.hpp"
 
 namespace pacing::live {

@@ -14,7 +14,7 @@
 #include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 #include <vector>
 
-#include "core/asio/asio_clock.hpp"
+#include "asio/asio_clock.hpp"
 #include "mockservers/connections.hpp"
 #include "mockservers/worker_pool.hpp"
 #include "sim/scenario.hpp"

@@ -26,6 +26,17 @@ bool is_special(const fs::path& file) {
 
 }  // namespace
 
+fs::path shipped_scenarios_dir(const fs::path& source_dir) {
+  std::error_code ec;
+  const fs::path program = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed =
+        program.parent_path().parent_path() / "share" / "pacing-lab" / "scenarios";
+    if (fs::is_directory(installed, ec)) return installed;
+  }
+  return source_dir;
+}
+
 fs::path temporary_beside(const fs::path& target, const void* owner) {
   std::ostringstream name;
   name << ".tmp-" << ::getpid() << "-" << owner;

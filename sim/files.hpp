@@ -64,6 +64,10 @@ void write_output_file(const std::filesystem::path& file, std::string_view conte
 /// Throws InputError naming it otherwise (so a run fails before it starts, not after).
 void prepare_output_dir(const std::filesystem::path& dir);
 
+/// The shipped scenario library: `../share/pacing-lab/scenarios` beside the running program when
+/// it was installed (cmake --install, the .deb), else `source_dir` (a program in its build tree).
+std::filesystem::path shipped_scenarios_dir(const std::filesystem::path& source_dir);
+
 /// A name for a temporary file beside `target`, unique to this process and to `owner` (an
 /// object alive while the file exists: no two live owners share an address).
 std::filesystem::path temporary_beside(const std::filesystem::path& target, const void* owner);

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake g++ make pkg-config git libgtest-dev libboost-dev nlohmann-json3-dev
           libcpp-httplib-dev libcli11-dev libsqlite3-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev
-          fonts-dejavu-core python3 python3-jsonschema)
+          fonts-dejavu-core python3 python3-jsonschema dpkg-dev)
 JOBS=${JOBS:-2}
 
 install_missing() {
@@ -32,7 +32,37 @@ build() {  # build DIR [cmake options...]
   cmake --build "$dir" -j"$JOBS"
 }
 
+# The Debian package of build/: built with cpack, installed with apt on this machine (its
+# dependencies from Debian), used from /usr, then removed again.
+package() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  rm -f build/pacing-lab_*.deb
+  (cd build && cpack -G DEB >/dev/null)
+  local deb
+  deb=$(ls build/pacing-lab_*.deb)
+  echo "== $deb: install, use, remove"
+  dpkg-deb --field "$deb" Depends
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "./$deb" >/dev/null
+  local status=0
+  {
+    /usr/bin/pacing-lab --version &&
+      /usr/bin/pacing-lab-gui --version &&
+      /usr/bin/pacing-lab validate /usr/share/pacing-lab/scenarios/*.json >/dev/null &&
+      /usr/bin/pacing-lab check /usr/share/pacing-lab/scenarios/kgf-burst.json &&
+      test -f /usr/lib/cmake/pacing/pacingConfig.cmake &&
+      pkg-config --exists pacing-asio
+  } || status=1
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get remove -y -qq pacing-lab >/dev/null
+  [ $status -eq 0 ] || { echo "the installed package failed" >&2; return 1; }
+}
+
 case "${1:-}" in
+  package)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    package
+    ;;
   demo)
     install_missing
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -45,6 +75,8 @@ case "${1:-}" in
     echo "== build and test (warnings are errors)"
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_WERROR=ON
     ctest --test-dir build --output-on-failure -j"$JOBS"
+    echo "== the Debian package"
+    package
     echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DPACING_WERROR=ON -DPACING_SANITIZE=ON -DPACING_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -75,7 +107,7 @@ case "${1:-}" in
     exit $failed
     ;;
   *)
-    echo "usage: tools/lab.sh demo|test|fuzz [SECONDS]" >&2
+    echo "usage: tools/lab.sh demo|test|package|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

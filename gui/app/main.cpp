@@ -2,22 +2,14 @@
 // opened: result.json files as runs, anything else as the scenario.
 
 #include <QApplication>
-#include <QCoreApplication>
 #include <filesystem>
 #include <iostream>
 #include <string_view>
 
 #include "gui/app/main_window.hpp"
+#include "sim/files.hpp"
 
 namespace {
-
-/// The shipped scenarios: beside the installed program, else the source tree's.
-std::filesystem::path shipped_scenarios() {
-  const std::filesystem::path beside =
-      std::filesystem::path(QCoreApplication::applicationDirPath().toStdString()) / "scenarios";
-  if (std::filesystem::is_directory(beside)) return beside;
-  return PACING_SCENARIO_DIR;
-}
 
 constexpr const char* kUsage =
     "usage: pacing-lab-gui [FILE...] [Qt options such as -platform offscreen]\n"
@@ -50,7 +42,7 @@ int main(int argc, char** argv) {
     }
   }
   QApplication::setApplicationName("pacing-lab-gui");
-  pacing::gui::MainWindow window(shipped_scenarios());
+  pacing::gui::MainWindow window(pacing::sim::shipped_scenarios_dir(PACING_SCENARIO_DIR));
   window.resize(1500, 950);
   window.show();
   for (const QString& file : files) {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <thread>
 
-#include "core/asio/asio_clock.hpp"
-#include "core/asio/beast_transport.hpp"
+#include "asio/asio_clock.hpp"
+#include "asio/beast_transport.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 // The real HTTP client on loopback: keep-alive reuse, reconnecting after a server closed an idle
 // connection, and requests that would smuggle a second request refused before they are sent.
 
-#include "core/asio/beast_transport.hpp"
+#include "asio/beast_transport.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -9,7 +9,7 @@
 #include <atomic>
 #include <thread>
 
-#include "core/asio/asio_clock.hpp"
+#include "asio/asio_clock.hpp"
 #include "core/engine.hpp"
 
 namespace pacing::asio_binding {

@@ -1,4 +1,4 @@
-#include "core/asio/beast_transport.hpp"
+#include "asio/beast_transport.hpp"
 
 #include <poll.h>
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 
-#include "core/asio/asio_clock.hpp"
+#include "asio/asio_clock.hpp"
 #include "core/transport.hpp"
 
 namespace pacing::asio_binding {

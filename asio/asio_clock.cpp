@@ -1,4 +1,4 @@
-#include "core/asio/asio_clock.hpp"
+#include "asio/asio_clock.hpp"
 
 namespace pacing::asio_binding {
 
