@@ -93,12 +93,12 @@ void Engine::abort(std::span<const RequestId> ids) {
   Impl& s = *impl_;
   // Every request leaves first, then the pump runs once: a place one of them frees never goes to
   // another request of the same abort.
-  std::vector<Impl::Telling> tells;
+  std::vector<Impl::DeferredCompletion> tells;
   for (RequestId id : ids) {
     if (auto tell = s.withdraw(id)) tells.push_back(std::move(tell));
   }
   s.pump();
-  for (const Impl::Telling& tell : tells) tell();
+  for (const Impl::DeferredCompletion& tell : tells) tell();
 }
 
 void Engine::invalidate(std::string_view url) {
@@ -108,14 +108,14 @@ void Engine::invalidate(std::string_view url) {
   auto it = s.entities.find(parts->authority);
   if (it == s.entities.end()) return;
   Entity& host = it->second;
-  s.forget(host);
-  for (Entity* group : s.groups) s.forget_host_in_group(*group, host);
+  s.apply(host, s.learner.forget(host));
+  for (Entity* group : s.groups) s.apply(*group, s.learner.forget_host_in_group(*group, host));
   s.pump();
 }
 
 void Engine::invalidate() {
   Impl& s = *impl_;
-  for (auto& [key, e] : s.entities) s.forget(e);
+  for (auto& [key, e] : s.entities) s.apply(e, s.learner.forget(e));
   s.pump();
 }
 

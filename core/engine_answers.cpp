@@ -1,4 +1,5 @@
-// What the engine does with an answer: learning from refusals and hints, retries, completion.
+// What the engine does with an answer: what it teaches (core/learner.hpp holds the rules),
+// retries, completion.
 
 #include <algorithm>
 #include <cmath>
@@ -28,14 +29,14 @@ void Engine::Impl::release_slot(Queue& q) {
   notify_all(q);
 }
 
-Engine::Impl::Telling Engine::Impl::finish(Pending& p, Completion completion) {
+Engine::Impl::DeferredCompletion Engine::Impl::finish(Pending& p, Completion completion) {
   if (Queue* q = p.queue; q && --q->members == 0) retire_queue(*q);
-  Telling tell{std::move(p.done), p.id, std::move(completion)};
+  DeferredCompletion tell{std::move(p.done), p.id, std::move(completion)};
   requests.remove(tell.id);
   return tell;
 }
 
-Engine::Impl::Telling Engine::Impl::withdraw(RequestId id) {
+Engine::Impl::DeferredCompletion Engine::Impl::withdraw(RequestId id) {
   Pending* found = requests.find(id);
   if (!found) return {};
   Pending& p = *found;
@@ -88,123 +89,19 @@ void Engine::Impl::fail_later(Pending& p, std::string error) {
 
 void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after,
                          Instant now) {
-  const Rules& rules = settings.rules;
   const Entity& host = *q.constraints.front().entity;
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
     Entity& e = *q.constraints[i].entity;
-    const bool counts = !rules.count_only_since_last_change || p.epoch_of(i) == e.epoch;
-    const Duration before = e.learned;
-    const Instant paused_before = e.paused_until;
-    if (refusal && retry_after) {
-      if (rules.pause_on_retry_after) {
-        Duration pause = *retry_after;
-        if (p.context->retry_delay_limit) pause = std::min(pause, *p.context->retry_delay_limit);
-        const Instant until = now + pause;
-        e.paused_until = rules.keep_longer_pause ? std::max(e.paused_until, until) : until;
-        if (e.group) note_group_pause(e, host, until, now);
-      }
-    } else if (refusal) {
-      // From the initial interval up, even after a long decay: a refusal always slows the host.
-      if (rules.double_on_refusal && counts) {
-        // Only a request started under the interval in force says that interval is refused.
-        if (rules.remember_refusal && p.epoch_of(i) == e.epoch) e.refused_at = e.learned;
-        e.learned =
-            std::min(settings.max_interval, std::max(settings.initial_interval, e.learned * 2));
-        if (e.group &&
-            std::find(e.taught_by.begin(), e.taught_by.end(), &host) == e.taught_by.end())
-          e.taught_by.push_back(&host);
-      }
-    } else if (rules.decay_on_success && counts && e.learned > Duration::zero()) {
-      e.learned = decayed(e);
-    }
-    if (e.learned != before) ++e.epoch;
-    if (e.learned != before || e.paused_until != paused_before) notify(e);
-    if (e.learned < before || e.paused_until < paused_before) retime(e);
+    apply(e, learner.learn(
+                 e, host,
+                 detail::Answer{refusal, retry_after, p.context->retry_delay_limit, p.epoch_of(i)},
+                 now));
   }
 }
 
-Duration Engine::Impl::decayed(Entity& e) const {
-  const auto times = [](Duration d, double factor) {
-    return Duration{std::llround(static_cast<double>(d.count()) * factor)};
-  };
-  const Duration next = times(e.learned, settings.decay);
-  if (!settings.rules.remember_refusal || e.refused_at <= Duration::zero()) return next;
-  // Approach the refused interval, stop short of it, and probe below it only as it fades.
-  e.refused_at = times(e.refused_at, settings.refusal_fade);
-  return std::min(e.learned, std::max(next, times(e.refused_at, settings.refusal_margin)));
-}
-
-void Engine::Impl::note_group_pause(Entity& group, const Entity& host, Instant until, Instant now) {
-  auto& pauses = group.pauses_by_host;
-  std::erase_if(pauses, [now](const auto& entry) { return entry.second <= now; });
-  auto it = std::find_if(pauses.begin(), pauses.end(),
-                         [&host](const auto& entry) { return entry.first == &host; });
-  if (it == pauses.end()) {
-    pauses.emplace_back(&host, until);
-  } else {
-    it->second = settings.rules.keep_longer_pause ? std::max(it->second, until) : until;
-  }
-}
-
-bool Engine::Impl::forget(Entity& e) {
-  const bool learned = e.learned != Duration::zero();
-  const bool paused = e.paused_until != kLongAgo;
-  const bool hinted = e.hint_reset != kLongAgo || e.hint_steady != Duration::zero();
-  e.learned = Duration::zero();
-  e.refused_at = Duration::zero();
-  e.paused_until = kLongAgo;
-  e.pauses_by_host.clear();
-  e.taught_by.clear();
-  forget_hint(e);
-  // Forgetting nothing is no change of the learned interval: the requests of a burst in flight
-  // still count when they are refused.
-  if (learned) ++e.epoch;
-  if (!(learned || paused || hinted)) return false;
-  notify(e);
-  retime(e);
-  return true;
-}
-
-void Engine::Impl::forget_host_in_group(Entity& group, const Entity& host) {
-  bool changed = false;
-  auto& pauses = group.pauses_by_host;
-  if (std::erase_if(pauses, [&host](const auto& entry) { return entry.first == &host; }) > 0) {
-    Instant until = kLongAgo;
-    for (const auto& [by, end] : pauses) until = std::max(until, end);
-    changed = until != group.paused_until;
-    group.paused_until = until;
-  }
-  // Doublings cannot be told apart by host: an interval the host helped set is forgotten whole,
-  // and the group's other hosts teach it again if they must.
-  if (std::erase(group.taught_by, &host) > 0) {
-    group.taught_by.clear();
-    if (group.learned != Duration::zero()) {
-      group.learned = Duration::zero();
-      group.refused_at = Duration::zero();
-      ++group.epoch;
-      changed = true;
-    }
-  }
-  if (!changed) return;
-  notify(group);
-  retime(group);
-}
-
-void Engine::Impl::follow_hint(Entity& host, const PacingHint& hint, Instant now) {
-  const Instant bound_before = hint_bound(host, now);
-  host.hint_interval = hint.interval;
-  host.hint_reset = now + hint.reset;
-  host.hint_exhausted = hint.remaining == 0;
-  host.hint_steady = hint.steady;
-  notify(host);
-  if (hint_bound(host, now) < bound_before) retime(host);
-}
-
-void Engine::Impl::forget_hint(Entity& e) {
-  e.hint_interval = Duration::zero();
-  e.hint_reset = kLongAgo;
-  e.hint_exhausted = false;
-  e.hint_steady = Duration::zero();
+void Engine::Impl::apply(const Entity& e, detail::Change change) {
+  if (change.any) notify(e);
+  if (change.shorter) retime(e);
 }
 
 void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
@@ -242,7 +139,10 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   auto learn = [&] {
     if (refusal || !retryable_status) teach(q, p, refusal, retry_after, now);
     // The server that sent the hint is the host: its groups are not told.
-    if (hint) follow_hint(*q.constraints.front().entity, *hint, now);
+    if (hint) {
+      Entity& host = *q.constraints.front().entity;
+      apply(host, learner.follow_hint(host, *hint, now));
+    }
   };
 
   if (answered && settings.rules.learn_before_release) {
@@ -264,7 +164,7 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   const int attempt = p.attempts;
   std::optional<AttemptResult> told_settled;
   if (listener && listener->settled) told_settled = result;
-  Telling tell;
+  DeferredCompletion tell;
   bool retrying = false;
   if (p.abort_requested) {
     AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};

@@ -14,6 +14,7 @@
 
 #include "core/engine.hpp"
 #include "core/engine_state.hpp"
+#include "core/learner.hpp"
 #include "core/ratelimit_hints.hpp"
 #include "core/split_mix.hpp"
 #include "core/url.hpp"
@@ -35,7 +36,11 @@ struct Engine::Impl {
   using QueueId = detail::QueueId;
 
   Impl(Clock& c, Transport& t, EngineSettings s)
-      : clock(c), transport(t), settings(std::move(s)), jitter(settings.jitter_seed) {}
+      : clock(c),
+        transport(t),
+        settings(std::move(s)),
+        learner(settings),
+        jitter(settings.jitter_seed) {}
 
   /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
   /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
@@ -45,6 +50,7 @@ struct Engine::Impl {
   Clock& clock;
   Transport& transport;
   EngineSettings settings;
+  detail::Learner learner;  ///< the rules of "Refusals", on `settings`
   EngineObserver* observer = nullptr;
   bool observe_counts = false;  ///< the observer hears count changes too (notify_all)
   std::weak_ptr<Impl> self;
@@ -143,12 +149,6 @@ struct Engine::Impl {
 
   // ---- starting ----------------------------------------------------------------------------
 
-  /// The earliest instant the entity's RateLimit hint lets it start, as of `now`: within the
-  /// hint's window, its interval after the last start (or the reset when nothing remains); once
-  /// the window has reset, the policy's sustained pace after the last start, so that what waited
-  /// for the reset does not start in one burst.
-  static Instant hint_bound(const Entity& e, Instant now);
-
   /// The earliest instant the queue's head may start as far as pauses and intervals go.
   /// `learned` (when given) gets the part owed to pauses and learned intervals.
   static Instant eligible_at(const Queue& q, Instant now, Instant* learned = nullptr);
@@ -156,9 +156,6 @@ struct Engine::Impl {
   /// Rules::jitter: the instant a wait for `learned` (a pause's end, or a learned interval's)
   /// really ends: later by a seeded random fraction of the wait, drawn once per wait.
   Instant jittered(Queue& q, Instant learned, Instant now);
-  /// An answer that is not a refusal decays `e`'s learned interval: the next interval (and, under
-  /// Rules::remember_refusal, the faded memory of the refused one, which it updates).
-  Duration decayed(Entity& e) const;
   /// The jitter's draws (SplitMix64: 8 bytes of state, a crowd has an engine per client).
   SplitMix64 jitter;
 
@@ -188,7 +185,7 @@ struct Engine::Impl {
 
   /// A completion to tell the caller, held until the engine's state is consistent (a plain
   /// struct, not a std::function: this is on every request's path).
-  struct Telling {
+  struct DeferredCompletion {
     CompletionHandler done;
     RequestId id = 0;
     Completion completion;
@@ -200,34 +197,21 @@ struct Engine::Impl {
 
   /// Ends a request: leaves its queue (released when no request holds it) and forgets it.
   /// Returns what to tell the caller; the caller runs it once the engine's state is consistent.
-  Telling finish(Pending& p, Completion completion);
+  DeferredCompletion finish(Pending& p, Completion completion);
 
   /// Takes an aborted request out of the engine (its queue, its timer, or its in-flight place)
   /// without starting anything. Returns what to tell its caller; nothing for an unknown id, or
   /// for a request whose answer is being handled (it completes aborted when that ends).
-  Telling withdraw(RequestId id);
+  DeferredCompletion withdraw(RequestId id);
 
   void fail_later(Pending& p, std::string error);
 
   /// Applies what a refusal (or an answer) teaches the request's host and groups.
   void teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after, Instant now);
 
-  /// Records that `host`'s refusal paused `group` until `until` (pauses that ended are dropped).
-  void note_group_pause(Entity& group, const Entity& host, Instant until, Instant now);
-
-  /// Forgets what `e` learned (pause, interval, hint). Returns whether anything was forgotten.
-  bool forget(Entity& e);
-
-  /// Forgets what `host`'s refusals set on `group`: its pause, and the learned interval when the
-  /// host's refusals helped set it.
-  void forget_host_in_group(Entity& group, const Entity& host);
-
-  /// Replaces the host's hint with the one a response just brought (its reset counts from now,
-  /// when the response arrived: a little later than the server meant, so on the safe side).
-  void follow_hint(Entity& host, const PacingHint& hint, Instant now);
-
-  /// Forgets a hint (invalidate()).
-  static void forget_hint(Entity& e);
+  /// Tells the observer of a change the learner made to `e`, and re-times the queues waiting on
+  /// it when a wait got shorter.
+  void apply(const Entity& e, detail::Change change);
 
   void on_settled(std::uint64_t aid, AttemptResult result);
 

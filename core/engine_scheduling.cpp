@@ -191,15 +191,6 @@ void Engine::Impl::wake_dirty_gates() {
   }
 }
 
-Instant Engine::Impl::hint_bound(const Entity& e, Instant now) {
-  if (e.hint_reset == kLongAgo) return kLongAgo;
-  if (now < e.hint_reset) {
-    if (e.hint_exhausted) return e.hint_reset;
-    return std::min(e.last_start + e.hint_interval, e.hint_reset);
-  }
-  return e.hint_steady > Duration::zero() ? e.last_start + e.hint_steady : kLongAgo;
-}
-
 Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned) {
   Instant at = kLongAgo;
   Instant owed_to_learning = kLongAgo;
@@ -207,7 +198,7 @@ Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned)
     owed_to_learning = std::max(owed_to_learning, c.entity->paused_until);
     if (c.entity->learned > Duration::zero())
       owed_to_learning = std::max(owed_to_learning, c.entity->last_start + c.entity->learned);
-    at = std::max(at, hint_bound(*c.entity, now));
+    at = std::max(at, detail::Learner::hint_bound(*c.entity, now));
     if (c.rate) at = std::max(at, c.rate->last_start + c.interval);
   }
   if (learned) *learned = owed_to_learning;
