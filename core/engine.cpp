@@ -40,7 +40,7 @@ Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings) {
 
 Engine::~Engine() {
   if (impl_->timer_armed) impl_->clock.cancel(impl_->timer);
-  impl_->requests.for_each([this](Pending& p) {
+  impl_->requests.for_each([this](OpenRequest& p) {
     if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer);
   });
   impl_->attempts.for_each([this](std::uint64_t aid, RequestId) { impl_->transport.abandon(aid); });
@@ -51,7 +51,7 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   Impl& s = *impl_;
   if (!context) context = std::make_shared<const RequestContext>();
   const RequestId id = ++s.next_request;
-  Pending& p = s.requests.add(id);
+  OpenRequest& p = s.requests.add(id);
   p.id = id;
   p.seq = ++s.next_seq;
   p.context = std::move(context);
@@ -107,9 +107,9 @@ void Engine::invalidate(std::string_view url) {
   if (!parts) return;
   auto it = s.entities.find(parts->authority);
   if (it == s.entities.end()) return;
-  Entity& host = it->second;
+  HostState& host = it->second;
   s.apply(host, s.learner.forget(host));
-  for (Entity* group : s.groups) s.apply(*group, s.learner.forget_host_in_group(*group, host));
+  for (HostState* group : s.groups) s.apply(*group, s.learner.forget_host_in_group(*group, host));
   s.pump();
 }
 

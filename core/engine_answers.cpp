@@ -11,7 +11,7 @@ namespace pacing {
 
 using namespace detail;
 
-void Engine::Impl::enqueue(Queue& q, Pending& p) {
+void Engine::Impl::enqueue(Queue& q, OpenRequest& p) {
   p.state = RequestState::waiting;
   q.waiting.emplace(p.seq, &p);
   for (Constraint& c : q.constraints) ++c.entity->queued;
@@ -29,7 +29,7 @@ void Engine::Impl::release_slot(Queue& q) {
   notify_all(q);
 }
 
-Engine::Impl::DeferredCompletion Engine::Impl::finish(Pending& p, Completion completion) {
+Engine::Impl::DeferredCompletion Engine::Impl::finish(OpenRequest& p, Completion completion) {
   if (Queue* q = p.queue; q && --q->members == 0) retire_queue(*q);
   DeferredCompletion tell{std::move(p.done), p.id, std::move(completion)};
   requests.remove(tell.id);
@@ -37,9 +37,9 @@ Engine::Impl::DeferredCompletion Engine::Impl::finish(Pending& p, Completion com
 }
 
 Engine::Impl::DeferredCompletion Engine::Impl::withdraw(RequestId id) {
-  Pending* found = requests.find(id);
+  OpenRequest* found = requests.find(id);
   if (!found) return {};
-  Pending& p = *found;
+  OpenRequest& p = *found;
   switch (p.state) {
     case RequestState::waiting: {
       Queue& q = *p.queue;
@@ -73,25 +73,25 @@ Engine::Impl::DeferredCompletion Engine::Impl::withdraw(RequestId id) {
   return finish(p, Completion{Completion::Kind::aborted, aborted, p.attempts, "aborted"});
 }
 
-void Engine::Impl::fail_later(Pending& p, std::string error) {
+void Engine::Impl::fail_later(OpenRequest& p, std::string error) {
   p.state = RequestState::delayed;
   std::weak_ptr<Impl> weak = self;
   RequestId id = p.id;
   p.timer = clock.schedule(clock.now(), [weak, id, error = std::move(error)] {
     auto s = weak.lock();
     if (!s) return;
-    Pending* p = s->requests.find(id);
+    OpenRequest* p = s->requests.find(id);
     if (!p) return;
     Completion c{Completion::Kind::failed, {AttemptResult::Kind::network, {}, error}, 0, error};
     s->finish(*p, std::move(c))();
   });
 }
 
-void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after,
-                         Instant now) {
-  const Entity& host = *q.constraints.front().entity;
+void Engine::Impl::teach(Queue& q, OpenRequest& p, bool refusal,
+                         std::optional<Duration> retry_after, Instant now) {
+  const HostState& host = *q.constraints.front().entity;
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
-    Entity& e = *q.constraints[i].entity;
+    HostState& e = *q.constraints[i].entity;
     apply(e, learner.learn(
                  e, host,
                  detail::Answer{refusal, retry_after, p.context->retry_delay_limit, p.epoch_of(i)},
@@ -99,7 +99,7 @@ void Engine::Impl::teach(Queue& q, Pending& p, bool refusal, std::optional<Durat
   }
 }
 
-void Engine::Impl::apply(const Entity& e, detail::Change change) {
+void Engine::Impl::apply(const HostState& e, detail::Change change) {
   if (change.any) notify(e);
   if (change.shorter) retime(e);
 }
@@ -107,7 +107,7 @@ void Engine::Impl::apply(const Entity& e, detail::Change change) {
 void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
   const RequestId* request = attempts.find(aid);
   if (!request) return;  // abandoned
-  Pending& p = *requests.find(*request);
+  OpenRequest& p = *requests.find(*request);
   attempts.erase(aid);
   Queue& q = *p.queue;
   const Instant now = clock.now();
@@ -140,7 +140,7 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
     if (refusal || !retryable_status) teach(q, p, refusal, retry_after, now);
     // The server that sent the hint is the host: its groups are not told.
     if (hint) {
-      Entity& host = *q.constraints.front().entity;
+      HostState& host = *q.constraints.front().entity;
       apply(host, learner.follow_hint(host, *hint, now));
     }
   };
@@ -199,9 +199,9 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
 }
 
 void Engine::Impl::requeue(RequestId id) {
-  Pending* found = requests.find(id);
+  OpenRequest* found = requests.find(id);
   if (!found || found->state != RequestState::delayed) return;
-  Pending& p = *found;
+  OpenRequest& p = *found;
   if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
   enqueue(*p.queue, p);
   pump();

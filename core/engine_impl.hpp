@@ -23,12 +23,12 @@ namespace pacing {
 
 struct Engine::Impl {
   // The bookkeeping types (engine_state.hpp), by their short names.
-  using Entity = detail::Entity;
+  using HostState = detail::HostState;
   using RateSlot = detail::RateSlot;
   using Gate = detail::Gate;
   using Constraint = detail::Constraint;
   using Queue = detail::Queue;
-  using Pending = detail::Pending;
+  using OpenRequest = detail::OpenRequest;
   using Placement = detail::Placement;
   using RequestState = detail::RequestState;
   using TimedEntry = detail::TimedEntry;
@@ -55,10 +55,10 @@ struct Engine::Impl {
   bool observe_counts = false;  ///< the observer hears count changes too (notify_all)
   std::weak_ptr<Impl> self;
 
-  detail::RequestTable requests;                     // open requests by id, held in place
-  IdMap<RequestId> attempts;                         // in-flight attempt -> request
-  std::unordered_map<std::string, Entity> entities;  // never erased: pointers stay valid
-  std::vector<Entity*> groups;                       // the group entities among them
+  detail::RequestTable requests;                        // open requests by id, held in place
+  IdMap<RequestId> attempts;                            // in-flight attempt -> request
+  std::unordered_map<std::string, HostState> entities;  // never erased: pointers stay valid
+  std::vector<HostState*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
   std::unordered_map<std::string, Gate> gates;
   std::unordered_map<std::string, QueueId> queue_ids;
@@ -111,13 +111,13 @@ struct Engine::Impl {
 
   // ---- observation -------------------------------------------------------------------------
 
-  void notify(const Entity& e);
+  void notify(const HostState& e);
   void notify(const Queue& q);
   void notify_all(const Queue& q);
 
   // ---- queues and gates --------------------------------------------------------------------
 
-  Entity& entity(const std::string& key, bool group);
+  HostState& entity(const std::string& key, bool group);
 
   Gate& gate(const std::string& key, std::size_t cap);
 
@@ -175,11 +175,11 @@ struct Engine::Impl {
   void on_timer();
 
   /// Re-evaluates the queues of `e` waiting for an instant, after `e` shortened their wait.
-  void retime(const Entity& e);
+  void retime(const HostState& e);
 
   // ---- requests ----------------------------------------------------------------------------
 
-  void enqueue(Queue& q, Pending& p);
+  void enqueue(Queue& q, OpenRequest& p);
 
   void release_slot(Queue& q);
 
@@ -197,21 +197,22 @@ struct Engine::Impl {
 
   /// Ends a request: leaves its queue (released when no request holds it) and forgets it.
   /// Returns what to tell the caller; the caller runs it once the engine's state is consistent.
-  DeferredCompletion finish(Pending& p, Completion completion);
+  DeferredCompletion finish(OpenRequest& p, Completion completion);
 
   /// Takes an aborted request out of the engine (its queue, its timer, or its in-flight place)
   /// without starting anything. Returns what to tell its caller; nothing for an unknown id, or
   /// for a request whose answer is being handled (it completes aborted when that ends).
   DeferredCompletion withdraw(RequestId id);
 
-  void fail_later(Pending& p, std::string error);
+  void fail_later(OpenRequest& p, std::string error);
 
   /// Applies what a refusal (or an answer) teaches the request's host and groups.
-  void teach(Queue& q, Pending& p, bool refusal, std::optional<Duration> retry_after, Instant now);
+  void teach(Queue& q, OpenRequest& p, bool refusal, std::optional<Duration> retry_after,
+             Instant now);
 
   /// Tells the observer of a change the learner made to `e`, and re-times the queues waiting on
   /// it when a wait got shorter.
-  void apply(const Entity& e, detail::Change change);
+  void apply(const HostState& e, detail::Change change);
 
   void on_settled(std::uint64_t aid, AttemptResult result);
 

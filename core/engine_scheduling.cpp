@@ -10,7 +10,7 @@ namespace pacing {
 
 using namespace detail;
 
-void Engine::Impl::notify(const Entity& e) {
+void Engine::Impl::notify(const HostState& e) {
   if (!observer) return;
   observer->on_entity(EntityState{e.key, e.group, e.in_flight, e.queued, e.learned, e.paused_until,
                                   e.hint_interval, e.hint_reset});
@@ -29,7 +29,7 @@ void Engine::Impl::notify_all(const Queue& q) {
   notify(q);
 }
 
-Entity& Engine::Impl::entity(const std::string& key, bool group) {
+HostState& Engine::Impl::entity(const std::string& key, bool group) {
   auto [it, fresh] = entities.try_emplace(key, &nodes);
   if (fresh) {
     it->second.key = key;
@@ -234,7 +234,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
       return false;
     }
   }
-  Pending& p = *q.waiting.begin()->second;
+  OpenRequest& p = *q.waiting.begin()->second;
   q.waiting.erase(q.waiting.begin());
   p.group_epochs.resize(q.constraints.size() - 1);
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
@@ -285,7 +285,7 @@ void Engine::Impl::flush_outbox() {
     }
     const RequestId* request = attempts.find(aid);
     if (!request) continue;  // aborted before it could be sent
-    Pending& p = *requests.find(*request);
+    OpenRequest& p = *requests.find(*request);
     const Attempt attempt(aid, p.id, p.attempts, p.request, p.url->authority, p.url->target,
                           p.started_at,
                           p.adds_user_agent ? std::string_view(settings.user_agent) : "");
@@ -333,7 +333,7 @@ void Engine::Impl::on_timer() {
   pump();
 }
 
-void Engine::Impl::retime(const Entity& e) {
+void Engine::Impl::retime(const HostState& e) {
   for (QueueId id : e.queues) {
     Queue& q = queues.at(id);
     if (q.placement == Placement::timed) place_ready(q);

@@ -25,10 +25,10 @@ using QueueId = std::uint64_t;
 inline constexpr Instant kLongAgo = Instant::min();
 inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
 
-/// What the server taught about a host or a group, and when it last started a request: shared by
-/// all of its queues, since the server sees all of them.
-struct Entity {
-  explicit Entity(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
+/// A host's (or a group of hosts') state: what the server taught, when it last started a request,
+/// its counts. Shared by all of its queues, since the server sees all of them.
+struct HostState {
+  explicit HostState(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
       : queues(nodes) {}
   std::string key;
   bool group = false;
@@ -51,9 +51,9 @@ struct Entity {
   std::pmr::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait
   /// A group's pauses by the host whose refusal set them (entries in force only), so that
   /// invalidating a host forgets what it taught the group and nothing else. Empty for hosts.
-  std::vector<std::pair<const Entity*, Instant>> pauses_by_host;
+  std::vector<std::pair<const HostState*, Instant>> pauses_by_host;
   /// The hosts whose refusals set a group's learned interval since it was last forgotten.
-  std::vector<const Entity*> taught_by;
+  std::vector<const HostState*> taught_by;
 };
 
 /// The last start among requests given one configured rate; outlives the queues using it.
@@ -79,13 +79,13 @@ struct Gate {
 /// One of the things a request must satisfy to start: an entity's pause and learned interval, a
 /// configured rate (interval > 0), an in-flight gate.
 struct Constraint {
-  Entity* entity = nullptr;
+  HostState* entity = nullptr;
   Duration interval{0};
   RateSlot* rate = nullptr;
   Gate* gate = nullptr;
 };
 
-struct Pending;
+struct OpenRequest;
 
 /// Where a queue with waiting requests is: ready to be tried, waiting for an instant, or parked on
 /// a full gate. A queue is in exactly one place.
@@ -97,8 +97,8 @@ struct Queue {
       : waiting(nodes) {}
   QueueId id = 0;
   std::string key;
-  std::vector<Constraint> constraints;   ///< [0] is the host, then its groups
-  std::pmr::map<Seq, Pending*> waiting;  ///< by arrival order; a retry keeps its original place
+  std::vector<Constraint> constraints;       ///< [0] is the host, then its groups
+  std::pmr::map<Seq, OpenRequest*> waiting;  ///< by arrival order; a retry keeps its original place
   std::size_t members = 0;  ///< requests holding the queue (waiting, delayed, in flight)
   Placement placement = Placement::none;
   Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`
@@ -113,7 +113,8 @@ struct Queue {
 
 enum class RequestState { waiting, delayed, in_flight, settling };
 
-struct Pending {
+/// A request the engine holds until it completes: waiting, delayed, in flight or settling.
+struct OpenRequest {
   Engine::RequestId id = 0;
   Seq seq = 0;
   Request request;
@@ -150,12 +151,12 @@ struct Pending {
 /// once the table has grown to the number of requests open at once.
 class RequestTable {
  public:
-  Pending* find(Engine::RequestId id) {
+  OpenRequest* find(Engine::RequestId id) {
     const std::uint32_t* slot = index_.find(id);
     return slot ? &slots_[*slot] : nullptr;
   }
   /// A fresh request under `id` (which must be new).
-  Pending& add(Engine::RequestId id) {
+  OpenRequest& add(Engine::RequestId id) {
     std::uint32_t slot;
     if (free_.empty()) {
       slot = static_cast<std::uint32_t>(slots_.size());
@@ -173,7 +174,7 @@ class RequestTable {
     if (!slot) return;
     const std::uint32_t freed = *slot;
     index_.erase(id);
-    slots_[freed] = Pending{};
+    slots_[freed] = OpenRequest{};
     free_.push_back(freed);
   }
   std::size_t size() const { return index_.size(); }
@@ -184,7 +185,7 @@ class RequestTable {
   }
 
  private:
-  std::deque<Pending> slots_;  // a deque never moves its elements
+  std::deque<OpenRequest> slots_;  // a deque never moves its elements
   std::vector<std::uint32_t> free_;
   IdMap<std::uint32_t> index_;
 };

@@ -5,7 +5,8 @@
 
 namespace pacing::detail {
 
-Change Learner::learn(Entity& e, const Entity& host, const Answer& answer, Instant now) const {
+Change Learner::learn(HostState& e, const HostState& host, const Answer& answer,
+                      Instant now) const {
   const bool counted = counts(e, answer.started_epoch);
   const Duration before = e.learned;
   const Instant paused_before = e.paused_until;
@@ -25,7 +26,7 @@ Change Learner::learn(Entity& e, const Entity& host, const Answer& answer, Insta
                 e.learned < before || e.paused_until < paused_before};
 }
 
-void Learner::pause(Entity& e, const Entity& host, Duration retry_after,
+void Learner::pause(HostState& e, const HostState& host, Duration retry_after,
                     std::optional<Duration> retry_delay_limit, Instant now) const {
   const Duration pause =
       retry_delay_limit ? std::min(retry_after, *retry_delay_limit) : retry_after;
@@ -34,7 +35,8 @@ void Learner::pause(Entity& e, const Entity& host, Duration retry_after,
   if (e.group) note_group_pause(e, host, until, now);
 }
 
-void Learner::double_interval(Entity& e, const Entity& host, bool started_under_current) const {
+void Learner::double_interval(HostState& e, const HostState& host,
+                              bool started_under_current) const {
   if (settings_.rules.remember_refusal && started_under_current) e.refused_at = e.learned;
   // From the initial interval up, even after a long decay: a refusal always slows the host.
   e.learned = std::min(settings_.max_interval, std::max(settings_.initial_interval, e.learned * 2));
@@ -43,7 +45,7 @@ void Learner::double_interval(Entity& e, const Entity& host, bool started_under_
   }
 }
 
-void Learner::decay(Entity& e) const {
+void Learner::decay(HostState& e) const {
   const auto times = [](Duration d, double factor) {
     return Duration{std::llround(static_cast<double>(d.count()) * factor)};
   };
@@ -57,11 +59,11 @@ void Learner::decay(Entity& e) const {
   e.learned = std::min(e.learned, std::max(next, times(e.refused_at, settings_.refusal_margin)));
 }
 
-bool Learner::counts(const Entity& e, std::uint64_t started_epoch) const {
+bool Learner::counts(const HostState& e, std::uint64_t started_epoch) const {
   return !settings_.rules.count_only_since_last_change || started_epoch == e.epoch;
 }
 
-void Learner::note_group_pause(Entity& group, const Entity& host, Instant until,
+void Learner::note_group_pause(HostState& group, const HostState& host, Instant until,
                                Instant now) const {
   auto& pauses = group.pauses_by_host;
   std::erase_if(pauses, [now](const auto& entry) { return entry.second <= now; });
@@ -74,7 +76,7 @@ void Learner::note_group_pause(Entity& group, const Entity& host, Instant until,
   }
 }
 
-Change Learner::forget(Entity& e) const {
+Change Learner::forget(HostState& e) const {
   const bool learned = e.learned != Duration::zero();
   const bool paused = e.paused_until != kLongAgo;
   const bool hinted = e.hint_reset != kLongAgo || e.hint_steady != Duration::zero();
@@ -91,7 +93,7 @@ Change Learner::forget(Entity& e) const {
   return Change{changed, changed};
 }
 
-Change Learner::forget_host_in_group(Entity& group, const Entity& host) const {
+Change Learner::forget_host_in_group(HostState& group, const HostState& host) const {
   bool changed = false;
   auto& pauses = group.pauses_by_host;
   if (std::erase_if(pauses, [&host](const auto& entry) { return entry.first == &host; }) > 0) {
@@ -114,7 +116,7 @@ Change Learner::forget_host_in_group(Entity& group, const Entity& host) const {
   return Change{changed, changed};
 }
 
-Change Learner::follow_hint(Entity& host, const PacingHint& hint, Instant now) const {
+Change Learner::follow_hint(HostState& host, const PacingHint& hint, Instant now) const {
   const Instant bound_before = hint_bound(host, now);
   host.hint_interval = hint.interval;
   host.hint_reset = now + hint.reset;
@@ -123,7 +125,7 @@ Change Learner::follow_hint(Entity& host, const PacingHint& hint, Instant now) c
   return Change{true, hint_bound(host, now) < bound_before};
 }
 
-Instant Learner::hint_bound(const Entity& e, Instant now) {
+Instant Learner::hint_bound(const HostState& e, Instant now) {
   if (e.hint_reset == kLongAgo) return kLongAgo;
   if (now < e.hint_reset) {
     if (e.hint_exhausted) return e.hint_reset;
@@ -132,7 +134,7 @@ Instant Learner::hint_bound(const Entity& e, Instant now) {
   return e.hint_steady > Duration::zero() ? e.last_start + e.hint_steady : kLongAgo;
 }
 
-void Learner::forget_hint(Entity& e) {
+void Learner::forget_hint(HostState& e) {
   e.hint_interval = Duration::zero();
   e.hint_reset = kLongAgo;
   e.hint_exhausted = false;

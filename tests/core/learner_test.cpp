@@ -18,13 +18,15 @@ Instant at(Duration d) { return Instant{d}; }
 struct LearnerTest : ::testing::Test {
   EngineSettings settings;
   Learner learner{settings};
-  Entity host;
-  Entity group;
+  HostState host;
+  HostState group;
   LearnerTest() { group.group = true; }
 
   /// A refusal without Retry-After of an attempt started under the current interval.
-  Change refuse(Entity& e) { return learner.learn(e, host, Answer{true, {}, {}, e.epoch}, at(0s)); }
-  Change answer(Entity& e) {
+  Change refuse(HostState& e) {
+    return learner.learn(e, host, Answer{true, {}, {}, e.epoch}, at(0s));
+  }
+  Change answer(HostState& e) {
     return learner.learn(e, host, Answer{false, {}, {}, e.epoch}, at(0s));
   }
 };
@@ -152,7 +154,7 @@ TEST_F(LearnerTest, InvalidateThatForgetsNothingIsNoChangeOfTheInterval) {
 }
 
 TEST_F(LearnerTest, RefusalTeachesTheGroupAndInvalidateForgetsWhatTheHostTaughtIt) {
-  Entity other;
+  HostState other;
   learner.learn(group, host, Answer{true, {}, {}, group.epoch}, at(0s));
   learner.learn(group, host, Answer{true, 4s, {}, group.epoch}, at(0s));
   learner.learn(group, other, Answer{true, 2s, {}, group.epoch}, at(0s));
