@@ -70,7 +70,9 @@ Constraint Engine::Impl::constraint(const EffectiveLimits::Part& part, bool grou
 std::variant<Queue*, std::string> Engine::Impl::queue_for(
     const UrlParts& url, const std::shared_ptr<const RequestContext>& ctx) {
   // Resolving limits is a pure function of the context and the host: remember it while the
-  // context lives (a query's requests share one context).
+  // context lives (a query's requests share one context). Measured without it (2026-12-02,
+  // RelWithDebInfo): bench_core 14-30% slower per request (one host 948 vs 782-796 ns), the
+  // 1M-request run of bench_sim 5.7-5.8 s instead of 4.5-4.7 s.
   if (resolutions.size() >= 2 * resolutions_kept + 64) {
     std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
     resolutions_kept = resolutions.size();
