@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "sim/json_input.hpp"
+
 namespace pacing::gui {
 
 using Json = nlohmann::json;
@@ -38,18 +40,7 @@ double Steps::max_between(double x0, double x1) const {
 namespace {
 
 /// "/" + the key escaped for a JSON Pointer (RFC 6901).
-std::string escape(const std::string& key) {
-  std::string out = "/";
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
+std::string escape(const std::string& key) { return "/" + sim::pointer_escape(key); }
 
 [[noreturn]] void fail(const std::string& pointer, const std::string& message) {
   throw ResultError(pointer + ": " + message);

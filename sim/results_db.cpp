@@ -53,20 +53,6 @@ constexpr std::array<const char*, 7> kHostColumns = {
 constexpr std::array<const char*, 5> kClientColumns = {"completed", "gave_up", "refusals",
                                                        "makespan", "goodput"};
 
-/// "a/b" -> "a~1b", as RFC 6901 escapes a key inside a pointer.
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 void AttemptTable::attempt(const AttemptRow& row) {
@@ -255,7 +241,7 @@ void ResultsDb::write_run(const DbRun& run, const Json& result, const AttemptTab
     Statement point(c, "INSERT INTO series VALUES (?, ?, ?, ?, ?)");
     auto walk = [&](auto&& self, const Json& node, const std::string& at) -> void {
       for (const auto& [key, value] : node.items()) {
-        const std::string here = at + "/" + pointer_token(key);
+        const std::string here = at + "/" + pointer_escape(key);
         if (key == "series" && value.is_object()) {
           for (const auto& [name, points] : value.items()) {
             for (const Json& p : points) {
