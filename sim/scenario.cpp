@@ -384,27 +384,62 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
   return parse_scenario(document, file);
 }
 
-Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
-  Defects d;
-  Scenario s;
-  s.file = file;
-  ObjectReader top(document, "", d);
-  if (!top.ok()) throw InputError(d.format(file.string()));
-  if (auto v = top.string("name", true)) s.name = *v;
-  if (auto v = top.string("description")) s.description = *v;
-  if (auto v = top.integer("seed", 0, std::numeric_limits<std::int64_t>::max()))
-    s.seed = static_cast<std::uint64_t>(*v);
-  if (auto v = top.seconds("until")) s.until = *v;
-  top.skip("$schema");
-  s.epoch = std::chrono::sys_days{std::chrono::January / 1 / 2026};
-  if (auto v = top.string("epoch")) {
-    if (auto t = parse_epoch(*v))
-      s.epoch = *t;
-    else
-      d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z, in 1970-2200");
-  }
+namespace {
 
-  ModelEnv env{file.parent_path(), s.epoch};
+/// One server of /servers (its model is built, for its defects only, by make_model); nullopt
+/// when it is not even an object.
+std::optional<ServerSpec> read_server(const Json& spec, const std::string& pointer, Defects& d,
+                                      const ModelEnv& env) {
+  ServerSpec server;
+  server.spec = spec;
+  server.pointer = pointer;
+  ObjectReader hr(spec, pointer, d);
+  if (!hr.ok()) return std::nullopt;
+  if (auto l = hr.distribution("latency")) server.latency = *l;
+  if (auto p = hr.number("network_failure", 0, 1)) server.network_failure = *p;
+  if (const Json* fault = hr.raw("fault")) {
+    ObjectReader fr(*fault, hr.pointer("fault"), d);
+    if (auto kind = fr.string("kind", true)) {
+      using Fault = Reply::Fault;
+      if (*kind == "reset")
+        server.fault.kind = Fault::reset;
+      else if (*kind == "stall")
+        server.fault.kind = Fault::stall;
+      else if (*kind == "malformed")
+        server.fault.kind = Fault::malformed;
+      else
+        d.add(fr.pointer("kind"), "must be reset, stall or malformed");
+    }
+    server.fault.probability = fr.number("probability", 0, 1).value_or(1.0);
+    fr.finish();
+  }
+  if (const Json* capacity = hr.raw("capacity")) {
+    ObjectReader cr(*capacity, hr.pointer("capacity"), d);
+    if (auto v = cr.integer("workers", 1, 1'000'000, true))
+      server.capacity.workers = static_cast<std::size_t>(*v);
+    if (auto v = cr.integer("queue", 0, 1'000'000))
+      server.capacity.queue = static_cast<std::size_t>(*v);
+    if (auto v = cr.seconds("queue_timeout")) server.capacity.queue_timeout = *v;
+    if (auto v = cr.integer("status", 200, 599)) server.capacity.status = static_cast<int>(*v);
+    cr.finish();
+  }
+  make_model(spec, pointer, d, env, kServerHostKeys);
+  if (const Json* paths = hr.raw("paths")) {
+    ObjectReader pr(*paths, hr.pointer("paths"), d);
+    if (pr.ok()) {
+      for (const auto& [prefix, model] : paths->items()) {
+        pr.skip(prefix);
+        if (prefix.empty() || prefix[0] != '/')
+          d.add(pr.pointer(prefix), "a path prefix must start with /");
+        make_model(model, pr.pointer(prefix), d, env, {});
+      }
+    }
+  }
+  return server;
+}
+
+/// /servers: one ServerSpec per host, keyed by its canonical name.
+void read_servers(ObjectReader& top, Scenario& s, Defects& d, const ModelEnv& env) {
   if (const Json* servers = top.raw("servers")) {
     ObjectReader sr(*servers, top.pointer("servers"), d);
     if (sr.ok()) {
@@ -421,63 +456,18 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
           d.add(pointer, "the same host as another server (" + host + ")");
           continue;
         }
-        ServerSpec server;
-        server.spec = spec;
-        server.pointer = pointer;
-        ObjectReader hr(spec, pointer, d);
-        if (!hr.ok()) continue;
-        if (auto l = hr.distribution("latency")) server.latency = *l;
-        if (auto p = hr.number("network_failure", 0, 1)) server.network_failure = *p;
-        if (const Json* fault = hr.raw("fault")) {
-          ObjectReader fr(*fault, hr.pointer("fault"), d);
-          if (auto kind = fr.string("kind", true)) {
-            using Fault = Reply::Fault;
-            if (*kind == "reset")
-              server.fault.kind = Fault::reset;
-            else if (*kind == "stall")
-              server.fault.kind = Fault::stall;
-            else if (*kind == "malformed")
-              server.fault.kind = Fault::malformed;
-            else
-              d.add(fr.pointer("kind"), "must be reset, stall or malformed");
-          }
-          server.fault.probability = fr.number("probability", 0, 1).value_or(1.0);
-          fr.finish();
+        if (auto server = read_server(spec, pointer, d, env)) {
+          s.servers.emplace(host, std::move(*server));
         }
-        if (const Json* capacity = hr.raw("capacity")) {
-          ObjectReader cr(*capacity, hr.pointer("capacity"), d);
-          if (auto v = cr.integer("workers", 1, 1'000'000, true))
-            server.capacity.workers = static_cast<std::size_t>(*v);
-          if (auto v = cr.integer("queue", 0, 1'000'000))
-            server.capacity.queue = static_cast<std::size_t>(*v);
-          if (auto v = cr.seconds("queue_timeout")) server.capacity.queue_timeout = *v;
-          if (auto v = cr.integer("status", 200, 599))
-            server.capacity.status = static_cast<int>(*v);
-          cr.finish();
-        }
-        make_model(spec, pointer, d, env, kServerHostKeys);
-        if (const Json* paths = hr.raw("paths")) {
-          ObjectReader pr(*paths, hr.pointer("paths"), d);
-          if (pr.ok()) {
-            for (const auto& [prefix, model] : paths->items()) {
-              pr.skip(prefix);
-              if (prefix.empty() || prefix[0] != '/')
-                d.add(pr.pointer(prefix), "a path prefix must start with /");
-              make_model(model, pr.pointer(prefix), d, env, {});
-            }
-          }
-        }
-        s.servers.emplace(host, std::move(server));
       }
     }
   } else {
     d.add("/servers", "is required");
   }
+}
 
-  s.client = read_client(top.raw("client"), top.pointer("client"), d);
-  s.populations.push_back(Population{"client", 1, s.client, {}, {}, {}});
-  read_populations(top, s, d);
-
+/// /queries; returns the names of the queries (events name them).
+std::set<std::string> read_queries(ObjectReader& top, Scenario& s, Defects& d) {
   std::set<std::string> query_names;
   for_each_element(top, "queries", [&](const Json& node, const std::string& pointer) {
     QuerySpec q;
@@ -510,7 +500,12 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     qr.finish();
     s.queries.push_back(std::move(q));
   });
+  return query_names;
+}
 
+/// /events.
+void read_events(ObjectReader& top, Scenario& s, Defects& d,
+                 const std::set<std::string>& query_names) {
   for_each_element(top, "events", [&](const Json& node, const std::string& pointer) {
     EventSpec e;
     ObjectReader er(node, pointer, d);
@@ -528,7 +523,10 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     er.finish();
     s.events.push_back(std::move(e));
   });
+}
 
+/// /expect.
+void read_expectations(ObjectReader& top, Scenario& s, Defects& d) {
   for_each_element(top, "expect", [&](const Json& node, const std::string& pointer) {
     Expectation x;
     ObjectReader xr(node, pointer, d);
@@ -564,6 +562,40 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     xr.finish();
     s.expect.push_back(std::move(x));
   });
+}
+
+}  // namespace
+
+Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
+  Defects d;
+  Scenario s;
+  s.file = file;
+  ObjectReader top(document, "", d);
+  if (!top.ok()) throw InputError(d.format(file.string()));
+  if (auto v = top.string("name", true)) s.name = *v;
+  if (auto v = top.string("description")) s.description = *v;
+  if (auto v = top.integer("seed", 0, std::numeric_limits<std::int64_t>::max()))
+    s.seed = static_cast<std::uint64_t>(*v);
+  if (auto v = top.seconds("until")) s.until = *v;
+  top.skip("$schema");
+  s.epoch = std::chrono::sys_days{std::chrono::January / 1 / 2026};
+  if (auto v = top.string("epoch")) {
+    if (auto t = parse_epoch(*v))
+      s.epoch = *t;
+    else
+      d.add(top.pointer("epoch"), "must be a UTC time like 2026-01-01T00:00:00Z, in 1970-2200");
+  }
+
+  const ModelEnv env{file.parent_path(), s.epoch};
+  read_servers(top, s, d, env);
+
+  s.client = read_client(top.raw("client"), top.pointer("client"), d);
+  s.populations.push_back(Population{"client", 1, s.client, {}, {}, {}});
+  read_populations(top, s, d);
+
+  const std::set<std::string> query_names = read_queries(top, s, d);
+  read_events(top, s, d, query_names);
+  read_expectations(top, s, d);
   top.finish();
 
   if (!d.empty()) throw InputError(d.format(file.string()));
