@@ -104,79 +104,72 @@ void Engine::Impl::apply(const HostState& e, detail::Change change) {
   if (change.shorter) retime(e);
 }
 
-void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
-  const RequestId* request = attempts.find(aid);
-  if (!request) return;  // abandoned
-  OpenRequest& p = *requests.find(*request);
-  attempts.erase(aid);
-  Queue& q = *p.queue;
-  const Instant now = clock.now();
-  p.state = RequestState::settling;
-
-  const bool answered = result.kind == AttemptResult::Kind::response;
-  const int status = answered ? result.response.status : 0;
-  std::optional<Duration> retry_after;
-  if (answered) {
+Engine::Impl::Verdict Engine::Impl::read_answer(const AttemptResult& result,
+                                                const RequestContext& ctx, Instant now) const {
+  Verdict v;
+  v.answered = result.kind == AttemptResult::Kind::response;
+  v.status = v.answered ? result.response.status : 0;
+  if (v.answered) {
     if (auto value = find_header(result.response.headers, "Retry-After")) {
-      retry_after = parse_retry_after(*value, clock.wall_time(now), settings.max_retry_after);
+      v.retry_after = parse_retry_after(*value, clock.wall_time(now), settings.max_retry_after);
     }
   }
-  const bool refusal = is_refusal(status, retry_after.has_value());
-  if (observer && refusal)
-    observer->on_refusal(q.constraints.front().entity->key, status, retry_after);
+  v.refusal = is_refusal(v.status, v.retry_after.has_value());
   // Retry-After takes precedence: a refusal that says when to come back is followed to the
   // letter, and its hint (often "nothing left until the quota is full again") is not, so it
   // cannot stretch the pause. The hint already in force stays, to space the starts after it.
-  std::optional<PacingHint> hint;
-  if (answered && settings.hints && !(refusal && retry_after)) {
-    hint = pacing_hint(result.response.headers);
+  if (v.answered && settings.hints && !(v.refusal && v.retry_after)) {
+    v.hint = pacing_hint(result.response.headers);
   }
-  const RequestContext& ctx = *p.context;
   // A 504 or a listed status is retried when the context sets a retry count; such answers teach
   // the host nothing (only answers that are neither refusals nor retried statuses decay).
-  const bool retryable_status =
-      ctx.retry_count && (status == 504 || ctx.retry_status_codes.contains(status));
+  v.retryable_status =
+      ctx.retry_count && (v.status == 504 || ctx.retry_status_codes.contains(v.status));
+  return v;
+}
+
+void Engine::Impl::learn_and_release(Queue& q, OpenRequest& p, const Verdict& v, Instant now) {
   auto learn = [&] {
-    if (refusal || !retryable_status) teach(q, p, refusal, retry_after, now);
+    if (v.refusal || !v.retryable_status) teach(q, p, v.refusal, v.retry_after, now);
     // The server that sent the hint is the host: its groups are not told.
-    if (hint) {
+    if (v.hint) {
       HostState& host = *q.constraints.front().entity;
-      apply(host, learner.follow_hint(host, *hint, now));
+      apply(host, learner.follow_hint(host, *v.hint, now));
     }
   };
-
-  if (answered && settings.rules.learn_before_release) {
+  // Rules::learn_before_release: the request started in the freed place goes at the new pace.
+  if (v.answered && settings.rules.learn_before_release) {
     learn();
     release_slot(q);
   } else {
     release_slot(q);
     pump();
-    if (answered) learn();
+    if (v.answered) learn();
   }
+}
 
+Engine::Impl::DeferredCompletion Engine::Impl::conclude(OpenRequest& p, Queue& q,
+                                                        AttemptResult result, const Verdict& v,
+                                                        Instant now, bool& retrying) {
+  const RequestContext& ctx = *p.context;
+  const int attempt = p.attempts;
   const bool can_retry =
       !p.request.one_shot_body && p.retries < ctx.retry_count.value_or(settings.retry_count);
-  const bool waits_too_long =
-      refusal && retry_after && ctx.retry_delay_limit && *retry_after > *ctx.retry_delay_limit;
-
-  // The request may be gone when listeners run: keep the listener (most requests have none).
-  const std::shared_ptr<const AttemptListener> listener = p.listener;
-  const int attempt = p.attempts;
-  std::optional<AttemptResult> told_settled;
-  if (listener && listener->settled) told_settled = result;
-  DeferredCompletion tell;
-  bool retrying = false;
+  const bool waits_too_long = v.refusal && v.retry_after && ctx.retry_delay_limit &&
+                              *v.retry_after > *ctx.retry_delay_limit;
   if (p.abort_requested) {
     AttemptResult aborted{AttemptResult::Kind::aborted, {}, "aborted"};
-    tell = finish(p, Completion{Completion::Kind::aborted, aborted, attempt, "aborted"});
-  } else if (!answered) {
+    return finish(p, Completion{Completion::Kind::aborted, aborted, attempt, "aborted"});
+  }
+  if (!v.answered) {
     auto kind = result.kind == AttemptResult::Kind::aborted ? Completion::Kind::aborted
                                                             : Completion::Kind::failed;
-    tell = finish(p, Completion{kind, result, attempt, result.error});
-  } else if ((refusal || retryable_status) && can_retry && !waits_too_long) {
+    return finish(p, Completion{kind, result, attempt, result.error});
+  }
+  if ((v.refusal || v.retryable_status) && can_retry && !waits_too_long) {
     retrying = true;
     ++p.retries;
-    if (refusal) {
+    if (v.refusal) {
       if (!settings.rules.retry_keeps_place) p.seq = ++next_seq;
       enqueue(q, p);
     } else {
@@ -187,11 +180,34 @@ void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
         if (auto s = weak.lock()) s->requeue(id);
       });
     }
-  } else if (refusal || retryable_status) {
-    tell = finish(p, Completion{Completion::Kind::gave_up, std::move(result), attempt, {}});
-  } else {
-    tell = finish(p, Completion{Completion::Kind::response, std::move(result), attempt, {}});
+    return {};
   }
+  const auto kind =
+      v.refusal || v.retryable_status ? Completion::Kind::gave_up : Completion::Kind::response;
+  return finish(p, Completion{kind, std::move(result), attempt, {}});
+}
+
+void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
+  const RequestId* request = attempts.find(aid);
+  if (!request) return;  // abandoned
+  OpenRequest& p = *requests.find(*request);
+  attempts.erase(aid);
+  Queue& q = *p.queue;
+  const Instant now = clock.now();
+  p.state = RequestState::settling;
+
+  const Verdict v = read_answer(result, *p.context, now);
+  if (observer && v.refusal)
+    observer->on_refusal(q.constraints.front().entity->key, v.status, v.retry_after);
+  learn_and_release(q, p, v, now);
+
+  // The request may be gone when listeners run: keep the listener (most requests have none).
+  const std::shared_ptr<const AttemptListener> listener = p.listener;
+  const int attempt = p.attempts;
+  std::optional<AttemptResult> told_settled;
+  if (listener && listener->settled) told_settled = result;
+  bool retrying = false;
+  const DeferredCompletion tell = conclude(p, q, std::move(result), v, now, retrying);
   pump();
   if (told_settled) listener->settled(attempt, *told_settled);
   if (retrying && listener && listener->retrying) listener->retrying(attempt);

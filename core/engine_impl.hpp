@@ -217,6 +217,23 @@ struct Engine::Impl {
   /// it when a wait got shorter.
   void apply(const HostState& e, detail::Change change);
 
+  /// What an attempt's result says, read once.
+  struct Verdict {
+    bool answered = false;  ///< a response (not a timeout, a failure or an abort)
+    int status = 0;
+    std::optional<Duration> retry_after;  ///< parsed and sane
+    bool refusal = false;
+    bool retryable_status = false;   ///< 504 or a listed status, with a context retry count
+    std::optional<PacingHint> hint;  ///< followed when settings.hints
+  };
+  Verdict read_answer(const AttemptResult& result, const RequestContext& ctx, Instant now) const;
+  /// Teaches what the answer says and frees the in-flight place, in the order
+  /// Rules::learn_before_release asks for.
+  void learn_and_release(Queue& q, OpenRequest& p, const Verdict& v, Instant now);
+  /// Retries the request (sets `retrying`), or ends it: aborted, failed, given up or answered.
+  DeferredCompletion conclude(OpenRequest& p, Queue& q, AttemptResult result, const Verdict& v,
+                              Instant now, bool& retrying);
+  /// An attempt settled: read, learn, release, then retry or complete.
   void on_settled(std::uint64_t aid, AttemptResult result);
 
   void requeue(RequestId id);
