@@ -1,7 +1,8 @@
 #pragma once
 // The engine's implementation, shared by the files that define it: engine.cpp (the public face),
-// engine_scheduling.cpp (queues, gates, starting, timers) and engine_answers.cpp (what an answer
-// does: learning, retries, completion). Not part of the public interface.
+// engine_scheduling.cpp (queues, gates, starting, timers), engine_requests.cpp (a request's way
+// in, out and back for a retry) and engine_answers.cpp (what an answer does: what it teaches,
+// through learner.hpp, then retry or completion). Not part of the public interface.
 
 #include <algorithm>
 #include <cmath>

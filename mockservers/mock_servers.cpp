@@ -12,7 +12,6 @@
 #include <optional>
 
 #include "mockservers/socket_stream.hpp"
-#include "sim/network.hpp"
 
 namespace pacing::mock {
 

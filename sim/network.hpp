@@ -114,10 +114,4 @@ struct SimNetwork::Link::Lane {
 /// The address every simulated client has unless its query names another.
 inline constexpr std::string_view kDefaultClientAddress = "127.0.0.1";
 
-/// Builds the request a model sees: client id from `X-Client-Id`, heavy work from `X-Heavy: 1`,
-/// the client's address from `X-Client-Address` (the lab's way to give a query an address of its
-/// own in both worlds), else `connection_address`. Shared by the simulator and the mock servers.
-ModelRequest model_request(std::string method, std::string target, const Headers& headers,
-                           std::string_view connection_address);
-
 }  // namespace pacing::sim

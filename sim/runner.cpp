@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "sim/experiments/csv.hpp"  // format_number: a bound as a person wrote it (5, not 5.0)
 #include "sim/invariants.hpp"
 #include "sim/models/registry.hpp"
 #include "sim/network.hpp"
@@ -94,14 +95,6 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   return out;
 }
 
-namespace {
-/// A bound as a person wrote it: 5, not 5.0.
-std::string bound(double v) {
-  return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v))
-                                                  : Json(v).dump();
-}
-}  // namespace
-
 std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result) {
   std::vector<std::string> failed;
   const std::string strategy = result.value("strategy", "");
@@ -121,9 +114,11 @@ std::vector<std::string> failed_expectations(const Scenario& scenario, const Jso
       continue;
     }
     if (x.min && value.get<double>() < *x.min)
-      failed.push_back(x.metric + " = " + value.dump() + ", expected >= " + bound(*x.min));
+      failed.push_back(x.metric + " = " + value.dump() +
+                       ", expected >= " + experiments::format_number(*x.min));
     if (x.max && value.get<double>() > *x.max)
-      failed.push_back(x.metric + " = " + value.dump() + ", expected <= " + bound(*x.max));
+      failed.push_back(x.metric + " = " + value.dump() +
+                       ", expected <= " + experiments::format_number(*x.max));
   }
   return failed;
 }

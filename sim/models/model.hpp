@@ -30,6 +30,12 @@ struct ModelRequest {
   Headers headers;
 };
 
+/// Builds the request a model sees: client id from `X-Client-Id`, heavy work from `X-Heavy: 1`,
+/// the client's address from `X-Client-Address` (the lab's way to give a query an address of its
+/// own in both worlds), else `connection_address`. Shared by the simulator and the mock servers.
+ModelRequest model_request(std::string method, std::string target, const Headers& headers,
+                           std::string_view connection_address);
+
 /// What the server answers, and how long the work takes before the headers go out.
 struct Reply {
   int status = 200;

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "sim/models/registry.hpp"
+#include "tests/sim/model_fixture.hpp"
 
 namespace pacing::sim {
 namespace {
 
-const ModelEnv kEnv{".", std::chrono::sys_days{std::chrono::January / 1 / 2026}};
+using testing::kEnv;
 const std::set<std::string> kHostKeys{"paths", "latency", "network_failure"};
 
 /// The pointers of the defects found in `text`, in the order they were reported. A model must

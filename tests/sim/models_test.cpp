@@ -11,24 +11,16 @@
 
 #include "sim/models/kgf.hpp"
 #include "sim/models/registry.hpp"
+#include "tests/sim/model_fixture.hpp"
 
 namespace pacing::sim {
 namespace {
 
 using namespace std::chrono_literals;
 
-Instant at(Duration d) { return Instant{d}; }
-
-const ModelEnv kEnv{".", std::chrono::sys_days{std::chrono::January / 1 / 2026}};
-
-/// Builds a model from JSON text that must be flawless.
-std::unique_ptr<ServerModel> build(const std::string& text) {
-  Defects defects;
-  auto model = make_model(Json::parse(text), "/servers/h", defects, kEnv, {});
-  EXPECT_TRUE(defects.empty()) << defects.format("test");
-  EXPECT_NE(model, nullptr);
-  return model;
-}
+using testing::at;
+using testing::build;
+using testing::kEnv;
 
 ModelRequest request(std::uint64_t id, bool heavy = false, std::string client = "c") {
   ModelRequest r;
