@@ -2,7 +2,6 @@
 // The engine's internal bookkeeping (not part of the public interface).
 
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <list>
 #include <map>
@@ -153,20 +152,20 @@ class RequestTable {
  public:
   OpenRequest* find(Engine::RequestId id) {
     const std::uint32_t* slot = index_.find(id);
-    return slot ? &slots_[*slot] : nullptr;
+    return slot ? slots_[*slot].get() : nullptr;
   }
   /// A fresh request under `id` (which must be new).
   OpenRequest& add(Engine::RequestId id) {
     std::uint32_t slot;
     if (free_.empty()) {
       slot = static_cast<std::uint32_t>(slots_.size());
-      slots_.emplace_back();
+      slots_.push_back(std::make_unique<OpenRequest>());
     } else {
       slot = free_.back();
       free_.pop_back();
     }
     index_.try_emplace(id, slot);
-    return slots_[slot];
+    return *slots_[slot];
   }
   /// Forgets `id`; its slot is cleared for the next request.
   void remove(Engine::RequestId id) {
@@ -174,18 +173,20 @@ class RequestTable {
     if (!slot) return;
     const std::uint32_t freed = *slot;
     index_.erase(id);
-    slots_[freed] = OpenRequest{};
+    *slots_[freed] = OpenRequest{};
     free_.push_back(freed);
   }
   std::size_t size() const { return index_.size(); }
   /// Calls `fn(pending)` for every open request.
   template <typename Fn>
   void for_each(Fn&& fn) {
-    index_.for_each([&](std::uint64_t, std::uint32_t slot) { fn(slots_[slot]); });
+    index_.for_each([&](std::uint64_t, std::uint32_t slot) { fn(*slots_[slot]); });
   }
 
  private:
-  std::deque<OpenRequest> slots_;  // a deque never moves its elements
+  // Each slot is allocated once and stays put (queues point at it). Not a deque: an empty
+  // std::deque allocates its map and a first block, and a crowd has an idle engine per client.
+  std::vector<std::unique_ptr<OpenRequest>> slots_;
   std::vector<std::uint32_t> free_;
   IdMap<std::uint32_t> index_;
 };
