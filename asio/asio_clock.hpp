@@ -1,13 +1,12 @@
 #pragma once
 // The core's clock on real time: Boost.Asio steady timers on one io_context.
 
-#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
-
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <memory>
 #include <unordered_map>
+#include <utility>  // Boost 1.74's asio/awaitable.hpp needs it under C++20 with g++ 12
 
 #include "core/clock.hpp"
 

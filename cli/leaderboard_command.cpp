@@ -37,7 +37,8 @@ struct LeaderboardArgs {
 /// (they repeat others in a shape fit for real time).
 std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(sim::shipped_scenarios_dir(PACING_SCENARIO_DIR))) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(sim::shipped_scenarios_dir(PACING_SCENARIO_DIR))) {
     const std::string name = entry.path().filename().string();
     if (entry.path().extension() == ".json" && !name.starts_with("live-")) {
       files.push_back(entry.path().string());

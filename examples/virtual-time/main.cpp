@@ -57,17 +57,17 @@ int main() {
   IntervalPrinter printer(clock);
   engine.set_observer(&printer);
 
-  std::printf("pacing-lab core demo: 8 requests at once to a server accepting 1/s, refusing with a\n"
-              "bare 429 (no Retry-After). Virtual time; the core learns the interval.\n\n");
+  std::printf(
+      "pacing-lab core demo: 8 requests at once to a server accepting 1/s, refusing with a\n"
+      "bare 429 (no Retry-After). Virtual time; the core learns the interval.\n\n");
   auto context = std::make_shared<const pacing::RequestContext>();
   int answered = 0, gave_up = 0;
   for (int i = 0; i < 8; ++i) {
     pacing::Request request;
     request.url = "https://refusing.example.org/sparql";
-    engine.fetch(request, context,
-                 [&](pacing::Engine::RequestId, const pacing::Completion& c) {
-                   (c.kind == pacing::Completion::Kind::response ? answered : gave_up)++;
-                 });
+    engine.fetch(request, context, [&](pacing::Engine::RequestId, const pacing::Completion& c) {
+      (c.kind == pacing::Completion::Kind::response ? answered : gave_up)++;
+    });
   }
   clock.run();
   std::printf("\nall done at %.3f s: %d answered, %d gave up (out of retries)\n",
