@@ -7,6 +7,12 @@
 
 namespace pacing {
 
+/// A fraction in [0, 1) from 64 random bits: the top 53, times 2^-53 (every double in [0, 1) that
+/// is a multiple of 2^-53, equally likely). The lab's simulated draws are all made from these.
+constexpr double fraction_of(std::uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed = 0) : state_(seed) {}
@@ -18,7 +24,7 @@ class SplitMix64 {
     return z ^ (z >> 31);
   }
   /// A fraction in [0, 1) from the next draw's top 53 bits.
-  double fraction() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double fraction() { return fraction_of(next()); }
 
  private:
   std::uint64_t state_;

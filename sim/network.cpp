@@ -44,8 +44,7 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
   }
   Server& server = it->second;
   open.one_way = server.latency.sample(rng_) / 2;
-  if (server.failure_probability > 0 &&
-      std::uniform_real_distribution<double>(0, 1)(rng_) < server.failure_probability) {
+  if (server.failure_probability > 0 && chance(rng_, server.failure_probability)) {
     fail_later(id, now + open.one_way, "connection reset");
     return;
   }

@@ -99,8 +99,7 @@ std::vector<ClientIdentity> make_clients(const Scenario& scenario, std::uint64_t
       }
       c.start = population.start.at;
       if (const auto& range = population.start.uniform) {
-        c.start = Duration{std::uniform_int_distribution<Duration::rep>(
-            range->first.count(), range->second.count())(starts)};
+        c.start = Duration{uniform_integer(starts, range->first.count(), range->second.count())};
       }
       clients.push_back(std::move(c));
     }

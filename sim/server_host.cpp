@@ -109,8 +109,7 @@ void ServerHost::serve(ServerModel& model, std::uint64_t id, Reply reply, Respon
 
 void ServerHost::send_reply(std::uint32_t slot) {
   Serving s = serving_.take(slot);  // the slot may be reused by what this reply sets off
-  if (fault_.probability > 0 &&
-      std::uniform_real_distribution<double>(0, 1)(rng_) < fault_.probability) {
+  if (fault_.probability > 0 && chance(rng_, fault_.probability)) {
     s.reply.fault = fault_.kind;
   }
   s.respond(s.reply);
