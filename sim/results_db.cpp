@@ -322,4 +322,16 @@ void ResultsDb::commit() {
   committed_ = true;
 }
 
+RunOutcome run_and_record(const Scenario& scenario, RunOptions options, ResultsDb* db,
+                          const DbRun& row) {
+  AttemptTable attempts;
+  if (db) {
+    options.series = true;  // the database holds the series
+    options.attempts = &attempts;
+  }
+  RunOutcome outcome = run_scenario(scenario, options);
+  if (db) db->add_run(row, outcome.result, attempts);
+  return outcome;
+}
+
 }  // namespace pacing::sim

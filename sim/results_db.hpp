@@ -17,6 +17,7 @@
 
 #include "sim/attempt_log.hpp"
 #include "sim/json_input.hpp"
+#include "sim/runner.hpp"
 
 namespace pacing::sim {
 
@@ -86,5 +87,10 @@ class ResultsDb {
   std::mutex mutex_;
   bool committed_ = false;
 };
+
+/// Runs `scenario` as run_scenario does and, when `db` is given, with series and attempts on,
+/// writes the run to it as `row`: what `sweep` and `leaderboard` do with each of their runs.
+RunOutcome run_and_record(const Scenario& scenario, RunOptions options, ResultsDb* db,
+                          const DbRun& row);
 
 }  // namespace pacing::sim

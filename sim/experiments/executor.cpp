@@ -26,21 +26,19 @@ ExecutionResult execute_runs(const SweepPlan& plan, const std::vector<std::size_
     sim::RunOptions options;
     options.strategy = plan.definition.strategy;
     options.seed = spec.seed;
-    options.series = db != nullptr;  // else counts only: a sweep reads the summary
-    sim::AttemptTable attempts;
-    if (db) options.attempts = &attempts;
-    sim::RunOutcome outcome = sim::run_scenario(plan.scenarios[spec.combination], options);
+    options.series = false;  // counts only (a sweep reads the summary), unless for the database
+    sim::DbRun row{static_cast<std::int64_t>(spec.run), spec.combination, spec.replication,
+                   Json::object()};
     if (db) {
-      sim::DbRun row{static_cast<std::int64_t>(spec.run), spec.combination, spec.replication,
-                     Json::object()};
       const std::vector<std::size_t> values =
           combination_values(plan.definition.axes, spec.combination);
       for (std::size_t a = 0; a < values.size(); ++a) {
         const GridAxis& axis = plan.definition.axes[a];
         row.parameters[axis.pointer] = axis.values[values[a]];
       }
-      db->add_run(row, outcome.result, attempts);
     }
+    sim::RunOutcome outcome =
+        sim::run_and_record(plan.scenarios[spec.combination], options, db, row);
     RunRecord& record = result.records[slot];
     record.run = spec.run;
     record.seed = spec.seed;

@@ -129,16 +129,11 @@ Leaderboard run_leaderboard(const LeaderboardRequest& request,
     sim::RunOptions options;
     options.strategy = request.strategies[k];
     options.seed = scenario.seed + replication;
-    options.series = request.db != nullptr;  // else counts only
-    sim::AttemptTable attempts;
-    if (request.db) options.attempts = &attempts;
-    sim::RunOutcome outcome = sim::run_scenario(scenario, options);
+    options.series = false;  // counts only, unless the database wants the series
+    const sim::DbRun row{static_cast<std::int64_t>(i), std::nullopt, replication,
+                         sim::Json::object()};
+    sim::RunOutcome outcome = sim::run_and_record(scenario, options, request.db, row);
     samples[i] = sample_of(outcome.result);
-    if (request.db) {
-      request.db->add_run(
-          sim::DbRun{static_cast<std::int64_t>(i), std::nullopt, replication, sim::Json::object()},
-          outcome.result, attempts);
-    }
     std::lock_guard lock(mutex);
     for (const std::string& v : outcome.violations) {
       board.violations.push_back(scenario.name + " with " + request.strategies[k] + ", seed " +
