@@ -23,10 +23,7 @@ DbpediaModel::DbpediaModel(Phased<DbpediaParams> phases) : phases_(std::move(pha
 
 Arrival DbpediaModel::arrive(Instant now, const ModelRequest& request, Rng& rng) {
   const DbpediaParams& params = phases_.at(now);
-  clients_.sweep(phases_, now);
-  ClientState& client =
-      clients_.get(request.client, [&] { return ClientState{TokenBucket(params.bucket, now)}; });
-  catch_up(client.bucket, phases_, now);
+  ClientState& client = clients_.arriving(request.client, phases_, now);
   Reply reply;
   // The parallel cap is checked first so that a refused request keeps its token.
   if (client.in_service < params.parallel && client.bucket.try_take()) {

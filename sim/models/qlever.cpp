@@ -16,10 +16,7 @@ QleverModel::QleverModel(Phased<QleverParams> phases) : phases_(std::move(phases
 
 Arrival QleverModel::arrive(Instant now, const ModelRequest& request, Rng& rng) {
   const QleverParams& params = phases_.at(now);
-  clients_.sweep(phases_, now);
-  ClientState& client =
-      clients_.get(request.client, [&] { return ClientState{TokenBucket(params.bucket, now)}; });
-  catch_up(client.bucket, phases_, now);
+  ClientState& client = clients_.arriving(request.client, phases_, now);
   Reply reply;
   if (client.bucket.try_take()) {
     reply.status = 200;

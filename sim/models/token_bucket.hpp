@@ -81,6 +81,16 @@ class ClientTable {
     if (it == states_.end()) it = states_.emplace(client, make()).first;
     return it->second;
   }
+  /// The state of `client` as a request of it arrives at `now`: idle clients swept first, then
+  /// its bucket caught up with every phase since its last request (a new client's starts full
+  /// under the current phase). `State` is built as `State{TokenBucket(...)}`.
+  template <typename Params>
+  State& arriving(const std::string& client, const Phased<Params>& phases, Instant now) {
+    sweep(phases, now);
+    State& state = get(client, [&] { return State{TokenBucket(phases.at(now).bucket, now)}; });
+    catch_up(state.bucket, phases, now);
+    return state;
+  }
   /// The state of `client`, or nullptr.
   State* find(const std::string& client) {
     auto it = states_.find(client);
