@@ -16,6 +16,7 @@
 #include "core/engine.hpp"
 #include "core/engine_state.hpp"
 #include "core/learner.hpp"
+#include "core/node_pool.hpp"
 #include "core/ratelimit_hints.hpp"
 #include "core/split_mix.hpp"
 #include "core/url.hpp"
@@ -46,7 +47,7 @@ struct Engine::Impl {
   /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
   /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
   /// Declared first, so that it outlives every container drawing on it.
-  std::pmr::unsynchronized_pool_resource nodes;
+  detail::NodePool nodes;
 
   Clock& clock;
   Transport& transport;
