@@ -24,7 +24,16 @@ std::string_view to_string(Completion::Kind kind) {
 
 // ---- the public face ----------------------------------------------------------------------
 
-Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings) {
+// The seed is read whether or not the settings were moved first: a move leaves integers as they
+// are.
+Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings)
+    : Engine(clock, transport, std::make_shared<const EngineSettings>(std::move(settings)),
+             settings.jitter_seed) {}
+
+Engine::Engine(Clock& clock, Transport& transport, std::shared_ptr<const EngineSettings> shared,
+               std::uint64_t jitter_seed) {
+  if (!shared) throw std::invalid_argument("engine settings missing");
+  const EngineSettings& settings = *shared;
   if (auto err = validate_limits(settings.hosts))
     throw std::invalid_argument("engine hosts: " + *err);
   if (settings.in_flight <= 0) throw std::invalid_argument("engine inFlight must be positive");
@@ -34,7 +43,7 @@ Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings) {
     throw std::invalid_argument("engine intervals: need 0 < initial <= max");
   if (!(settings.decay > 0 && settings.decay <= 1))
     throw std::invalid_argument("engine decay must be in (0, 1]");
-  impl_ = std::make_shared<Impl>(clock, transport, std::move(settings));
+  impl_ = std::make_shared<Impl>(clock, transport, std::move(shared), jitter_seed);
   impl_->self = impl_;
 }
 

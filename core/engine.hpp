@@ -77,6 +77,10 @@ class Engine {
 
   /// Throws std::invalid_argument when settings are invalid (the message names host key and field).
   Engine(Clock& clock, Transport& transport, EngineSettings settings = {});
+  /// The same with settings shared, read only, by many engines (a crowd's clients keep one copy
+  /// between them) and `jitter_seed` in place of `settings->jitter_seed`. Throws as above.
+  Engine(Clock& clock, Transport& transport, std::shared_ptr<const EngineSettings> settings,
+         std::uint64_t jitter_seed);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;

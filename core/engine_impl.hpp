@@ -37,12 +37,13 @@ struct Engine::Impl {
   using Seq = detail::Seq;
   using QueueId = detail::QueueId;
 
-  Impl(Clock& c, Transport& t, EngineSettings s)
+  Impl(Clock& c, Transport& t, std::shared_ptr<const EngineSettings> s, std::uint64_t jitter_seed)
       : clock(c),
         transport(t),
-        settings(std::move(s)),
+        shared_settings(std::move(s)),
+        settings(*shared_settings),
         learner(settings),
-        jitter(settings.jitter_seed) {}
+        jitter(jitter_seed) {}
 
   /// The nodes of the engine's ordered containers (queues' lines, the ready order, gates' lines,
   /// the idle list), kept for reuse: a request's steps allocate nothing once the engine is warm.
@@ -51,7 +52,8 @@ struct Engine::Impl {
 
   Clock& clock;
   Transport& transport;
-  EngineSettings settings;
+  std::shared_ptr<const EngineSettings> shared_settings;  ///< perhaps shared with other engines
+  const EngineSettings& settings;                         ///< read only: *shared_settings
   detail::Learner learner;  ///< the rules of "Refusals", on `settings`
   EngineObserver* observer = nullptr;
   bool observe_counts = false;  ///< the observer hears count changes too (notify_all)

@@ -14,7 +14,8 @@ Workload::Workload(World& world, const Scenario& scenario,
       scenario_(scenario),
       recorder_(recorder),
       checker_(checker),
-      aborted_(scenario.queries.size(), false) {
+      aborted_(scenario.queries.size(), false),
+      shared_settings_(scenario.populations.size()) {
   std::vector<ClientIdentity> identities = make_clients(scenario, seed);
   std::vector<bool> observed(scenario.populations.size(), false);
   for (ClientIdentity& identity : identities) {
@@ -29,7 +30,8 @@ Workload::Workload(World& world, const Scenario& scenario,
     checker.add_client(limits->second ? &*limits->second : nullptr);
     const std::uint64_t random_seed = seed * 0x9E3779B97F4A7C15ull + clients_.size() + 1;
     Client c{std::move(identity),
-             make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, random_seed)};
+             make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, random_seed,
+                           &shared_settings_[identity.population])};
     // The hosts' learned state, as the first client of each population learns it (each client
     // learns alone: their intervals are not one series).
     if (!observed[c.identity.population]) {

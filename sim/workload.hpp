@@ -18,6 +18,7 @@
 #include "sim/populations.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
+#include "sim/strategies/registry.hpp"
 #include "sim/strategies/strategy.hpp"
 #include "sim/world.hpp"
 
@@ -83,7 +84,8 @@ class Workload {
   std::map<const RequestEntry*, std::shared_ptr<const UrlParts>> urls_;
   std::vector<Cursor> cursors_;
   IdMap<OpenRequest> open_;
-  std::vector<bool> aborted_;  // by query
+  std::vector<bool> aborted_;                          // by query
+  std::vector<SharedEngineSettings> shared_settings_;  ///< by population: its clients' one copy
   MemoryGuard memory_;
 };
 

@@ -46,14 +46,21 @@ struct ThrottleNextSettings {
   double jitter_share = 0.1;
 };
 
-EngineSettings next_settings(EngineSettings engine, const ThrottleNextSettings& own,
-                             std::uint64_t seed) {
+EngineSettings next_settings(EngineSettings engine, const ThrottleNextSettings& own) {
   engine.rules.remember_refusal = true;
   engine.rules.jitter = true;
   engine.hints = true;
-  engine.jitter_seed = seed;
   engine.jitter_share = own.jitter_share;
   return engine;
+}
+
+/// The core on the settings `make()` returns, drawing its jitter from the client's seed; the
+/// settings are made once per population when its clients share them.
+template <typename Make>
+std::unique_ptr<Strategy> core_strategy(const StrategyInputs& in, Make&& make) {
+  std::shared_ptr<const EngineSettings> settings =
+      in.shared ? in.shared->get(make) : std::make_shared<const EngineSettings>(make());
+  return std::make_unique<ThrottleStrategy>(in.clock, in.transport, std::move(settings), in.seed);
 }
 
 /// Each host's limiter gets its own stream of draws (SplitMix64's increment apart).
@@ -83,19 +90,15 @@ std::unique_ptr<Strategy> direct(const StrategyInputs& in, const std::string& na
 
 std::vector<StrategyInfo> make_registry() {
   std::vector<StrategyInfo> r;
-  r.push_back({"throttle",
-               "the production core: per-host queues and caps, intervals learned from refusals, "
-               "Retry-After pauses, retries",
-               {},
-               [](const StrategyInputs& in) {
-                 EngineSettings settings = in.engine;
-                 settings.jitter_seed = in.seed;
-                 return std::make_unique<ThrottleStrategy>(in.clock, in.transport,
-                                                           std::move(settings));
-               },
-               [](const EngineSettings& engine, std::optional<int>) {
-                 return std::optional<EngineSettings>(engine);
-               }});
+  r.push_back(
+      {"throttle",
+       "the production core: per-host queues and caps, intervals learned from refusals, "
+       "Retry-After pauses, retries",
+       {},
+       [](const StrategyInputs& in) { return core_strategy(in, [&] { return in.engine; }); },
+       [](const EngineSettings& engine, std::optional<int>) {
+         return std::optional<EngineSettings>(engine);
+       }});
   r.push_back({"comunica",
                "Comunica's actor-http-limit-rate and actor-http-retry, as Comunica ships them",
                [](const Json* object, const std::string& pointer, Defects& d) {
@@ -130,8 +133,7 @@ std::vector<StrategyInfo> make_registry() {
        "(bottleneck's maxConcurrent and minTime, p-limit)",
        {},
        [](const StrategyInputs& in) {
-         return std::make_unique<ThrottleStrategy>(in.clock, in.transport,
-                                                   fixed_settings(in.engine, in.retries));
+         return core_strategy(in, [&] { return fixed_settings(in.engine, in.retries); });
        },
        [](const EngineSettings& engine, std::optional<int> retries) {
          return std::optional<EngineSettings>(fixed_settings(engine, retries));
@@ -161,12 +163,11 @@ std::vector<StrategyInfo> make_registry() {
                  return std::make_shared<const OwnSettings<ThrottleNextSettings>>(own);
                },
                [](const StrategyInputs& in) {
-                 return std::make_unique<ThrottleStrategy>(
-                     in.clock, in.transport,
-                     next_settings(in.engine, own<ThrottleNextSettings>(in), in.seed));
+                 return core_strategy(
+                     in, [&] { return next_settings(in.engine, own<ThrottleNextSettings>(in)); });
                },
                [](const EngineSettings& engine, std::optional<int>) {
-                 return std::optional<EngineSettings>(next_settings(engine, {}, 0));
+                 return std::optional<EngineSettings>(next_settings(engine, {}));
                }});
   r.push_back(
       {"aimd",
@@ -315,10 +316,10 @@ StrategySettingsMap read_strategy_settings(ObjectReader& client) {
 std::unique_ptr<Strategy> make_strategy(const StrategyInfo& info, Clock& clock,
                                         Transport& transport, const EngineSettings& engine,
                                         std::optional<int> retries, const StrategySettingsMap& own,
-                                        std::uint64_t seed) {
+                                        std::uint64_t seed, SharedEngineSettings* shared) {
   auto it = own.find(info.name);
   const StrategySettings* settings = it == own.end() ? nullptr : it->second.get();
-  return info.make(StrategyInputs{clock, transport, engine, retries, settings, seed});
+  return info.make(StrategyInputs{clock, transport, engine, retries, settings, seed, shared});
 }
 
 }  // namespace pacing::sim

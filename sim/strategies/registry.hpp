@@ -33,6 +33,21 @@ struct OwnSettings final : StrategySettings {
 using StrategySettingsMap =
     std::map<std::string, std::shared_ptr<const StrategySettings>, std::less<>>;
 
+/// The core's settings that a population's clients run with, made by the first client's
+/// strategy and shared by the rest: a crowd of 10,000 engines keeps one copy, not 10,000.
+class SharedEngineSettings {
+ public:
+  /// The settings `make()` returns, made on the first call only.
+  template <typename Make>
+  std::shared_ptr<const EngineSettings> get(Make&& make) {
+    if (!settings_) settings_ = std::make_shared<const EngineSettings>(make());
+    return settings_;
+  }
+
+ private:
+  std::shared_ptr<const EngineSettings> settings_;
+};
+
 /// What a strategy is built from.
 struct StrategyInputs {
   Clock& clock;
@@ -45,6 +60,8 @@ struct StrategyInputs {
   const StrategySettings* own;
   /// Seeds the strategy's own random draws (one stream per client).
   std::uint64_t seed;
+  /// Where the clients of one population share their core settings (null: not shared).
+  SharedEngineSettings* shared = nullptr;
 };
 
 struct StrategyInfo {
@@ -76,10 +93,11 @@ std::string strategy_list();
 /// (each under its name), with defaults for the absent ones.
 StrategySettingsMap read_strategy_settings(ObjectReader& client);
 
-/// Builds the strategy `info` for a client: its own settings from `own` (by its name).
+/// Builds the strategy `info` for a client: its own settings from `own` (by its name). The
+/// clients of one population pass the same `shared` (one per population and strategy).
 std::unique_ptr<Strategy> make_strategy(const StrategyInfo& info, Clock& clock,
                                         Transport& transport, const EngineSettings& engine,
                                         std::optional<int> retries, const StrategySettingsMap& own,
-                                        std::uint64_t seed);
+                                        std::uint64_t seed, SharedEngineSettings* shared = nullptr);
 
 }  // namespace pacing::sim

@@ -8,8 +8,11 @@ namespace pacing::sim {
 
 class ThrottleStrategy final : public Strategy {
  public:
-  ThrottleStrategy(Clock& clock, Transport& transport, EngineSettings settings)
-      : engine_(clock, transport, std::move(settings)) {}
+  /// The core on `settings` (perhaps shared by a population's clients), its jitter drawn from
+  /// `jitter_seed`.
+  ThrottleStrategy(Clock& clock, Transport& transport,
+                   std::shared_ptr<const EngineSettings> settings, std::uint64_t jitter_seed)
+      : engine_(clock, transport, std::move(settings), jitter_seed) {}
 
   RequestId issue(Request request, std::shared_ptr<const RequestContext> context,
                   Engine::CompletionHandler done) override {

@@ -52,6 +52,23 @@ TEST_F(Jitter, RetryAfterPauseEndsLaterByARandomFractionOfThePause) {
   EXPECT_LT(starts("a.org")[1], 4.1);
 }
 
+// A crowd's clients share one copy of their settings and differ by the seed given beside it.
+TEST_F(Jitter, SharedSettingsDrawFromTheSeedGivenBesideThem) {
+  auto shared = std::make_shared<EngineSettings>(settings);
+  shared->jitter_seed = 99;  // not this one: the engine's own seed is given beside the settings
+  engine_ = std::make_unique<Engine>(clock, transport, shared, 7);
+  engine_->set_observer(&state);
+  server = [](const ScriptedTransport::Sent& s) {
+    return std::optional<Scripted>(
+        Scripted{100ms, s.number == 1 ? reply(429, {{"Retry-After", "2"}}) : reply(200)});
+  };
+  get("https://a.org/x");
+  clock.run();
+  ASSERT_EQ(starts("a.org").size(), 2u);
+  EXPECT_EQ(starts("a.org")[1], jittered(2100ms, 2s, draw(7, 1)));
+  EXPECT_NE(draw(7, 1), draw(99, 1));
+}
+
 TEST_F(Jitter, LearnedIntervalEndsLaterByARandomFractionOfTheWait) {
   settings.hosts["a.org"] = in_flight(1);
   server = [](const ScriptedTransport::Sent& s) {
