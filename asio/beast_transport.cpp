@@ -351,6 +351,12 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
 
 void BeastTransport::Pool::release(const std::string& authority, std::shared_ptr<Connection> c) {
   Host& host = hosts[authority];
+  // A body read late (its reader's io_context was busy or stopped) may end after the server
+  // closed the connection: a request waiting for it would be written to a closed connection.
+  if (dropped_by_server(c->stream.socket())) {
+    c->stream.close();
+    return drain_failed(authority);  // the waiters counting on it connect on their own
+  }
   while (!host.waiting.empty()) {
     auto waiter = host.waiting.front().lock();
     host.waiting.pop_front();
