@@ -7,7 +7,9 @@
 //   bench_crowd          a readable table
 //   bench_crowd --json   [{"clients":…,"requests":…,"seconds":…,"peak_rss_mib":…,…}, …]
 //   bench_crowd --clients N   only the crowd of N, in this process (for perf and valgrind)
+//   bench_crowd --engine-bytes [--json]   what one engine of a crowd holds (see engine_bytes)
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,7 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "core/engine.hpp"
+#include "core/url.hpp"
 #include "sim/runner.hpp"
+#include "sim/scheduler.hpp"
 
 namespace {
 
@@ -113,9 +118,67 @@ Figures measure(int clients) {
   return f;
 }
 
+/// Answers every attempt with a 200 one millisecond later.
+class PromptServer final : public pacing::Transport {
+ public:
+  explicit PromptServer(pacing::sim::Scheduler& clock) : clock_(clock) {}
+  void send(const pacing::Attempt&, SettledHandler on_settled) override {
+    clock_.schedule(clock_.now() + std::chrono::milliseconds(1), [done = std::move(on_settled)] {
+      pacing::AttemptResult ok;
+      ok.kind = pacing::AttemptResult::Kind::response;
+      ok.response.status = 200;
+      done(std::move(ok));
+    });
+  }
+
+ private:
+  pacing::sim::Scheduler& clock_;
+};
+
+struct EngineBytes {
+  std::size_t idle = 0;  ///< never given a request
+  std::size_t used = 0;  ///< after one request to one host, answered: what it keeps
+};
+
+/// Heap bytes per engine (glibc's count of bytes in use, over 10,000 engines sharing one copy of
+/// their settings, as a crowd's population does): built and never given a request, then after one
+/// answered request each.
+EngineBytes engine_bytes() {
+  constexpr int kEngines = 10'000;
+  pacing::sim::Scheduler clock;
+  PromptServer server(clock);
+  auto settings = std::make_shared<const pacing::EngineSettings>();
+  std::vector<std::unique_ptr<pacing::Engine>> engines;
+  engines.reserve(kEngines);
+  auto context = std::make_shared<const pacing::RequestContext>();
+  pacing::Request request;
+  request.url = "https://qlever.example.org/api";
+  request.parsed_url = std::make_shared<const pacing::UrlParts>(*pacing::parse_url(request.url));
+  const std::size_t before = mallinfo2().uordblks;
+  for (int i = 0; i < kEngines; ++i) {
+    engines.push_back(std::make_unique<pacing::Engine>(clock, server, settings, i));
+  }
+  EngineBytes bytes;
+  bytes.idle = (mallinfo2().uordblks - before) / kEngines;
+  for (auto& engine : engines) engine->fetch(request, context, nullptr);
+  clock.run();
+  bytes.used = (mallinfo2().uordblks - before) / kEngines;
+  return bytes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--engine-bytes") == 0) {
+    const EngineBytes b = engine_bytes();
+    if (argc > 2 && std::strcmp(argv[2], "--json") == 0) {
+      std::printf("{\"idle_engine_bytes\":%zu,\"used_engine_bytes\":%zu}\n", b.idle, b.used);
+    } else {
+      std::printf("bytes per engine: %zu never given a request, %zu after one answered request\n",
+                  b.idle, b.used);
+    }
+    return 0;
+  }
   if (argc > 2 && std::strcmp(argv[1], "--clients") == 0) {
     const Figures f = run_crowd(std::atoi(argv[2]));
     std::printf("%d clients: %llu completed in %.3f s\n", f.clients,
@@ -149,5 +212,10 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(f.events), f.seconds, f.peak_rss_mib,
                 f.seconds / all[0].seconds, f.invariants_held ? "held" : "BROKEN");
   }
+  const EngineBytes b = engine_bytes();
+  std::printf(
+      "bytes per engine (10,000 sharing their settings): %zu never given a request, %zu "
+      "after one answered request to one host\n",
+      b.idle, b.used);
   return 0;
 }

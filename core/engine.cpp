@@ -31,9 +31,13 @@ Engine::Engine(Clock& clock, Transport& transport, EngineSettings settings)
              settings.jitter_seed) {}
 
 Engine::Engine(Clock& clock, Transport& transport, std::shared_ptr<const EngineSettings> shared,
-               std::uint64_t jitter_seed) {
-  if (!shared) throw std::invalid_argument("engine settings missing");
-  const EngineSettings& settings = *shared;
+               std::uint64_t jitter_seed)
+    : clock_(clock),
+      transport_(transport),
+      settings_(std::move(shared)),
+      jitter_seed_(jitter_seed) {
+  if (!settings_) throw std::invalid_argument("engine settings missing");
+  const EngineSettings& settings = *settings_;
   if (auto err = validate_limits(settings.hosts))
     throw std::invalid_argument("engine hosts: " + *err);
   if (settings.in_flight <= 0) throw std::invalid_argument("engine inFlight must be positive");
@@ -43,11 +47,19 @@ Engine::Engine(Clock& clock, Transport& transport, std::shared_ptr<const EngineS
     throw std::invalid_argument("engine intervals: need 0 < initial <= max");
   if (!(settings.decay > 0 && settings.decay <= 1))
     throw std::invalid_argument("engine decay must be in (0, 1]");
-  impl_ = std::make_shared<Impl>(clock, transport, std::move(shared), jitter_seed);
-  impl_->self = impl_;
+}
+
+Engine::Impl& Engine::impl() {
+  if (!impl_) {
+    impl_ = std::make_shared<Impl>(clock_, transport_, settings_, jitter_seed_);
+    impl_->self = impl_;
+    set_observer(observer_);
+  }
+  return *impl_;
 }
 
 Engine::~Engine() {
+  if (!impl_) return;  // never given a request: nothing scheduled, nothing sent
   if (impl_->timer_armed) impl_->clock.cancel(impl_->timer);
   impl_->requests.for_each([this](OpenRequest& p) {
     if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer);
@@ -57,7 +69,7 @@ Engine::~Engine() {
 
 Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestContext> context,
                                 CompletionHandler done, AttemptListener listener) {
-  Impl& s = *impl_;
+  Impl& s = impl();
   if (!context) context = std::make_shared<const RequestContext>();
   const RequestId id = ++s.next_request;
   OpenRequest& p = s.requests.add(id);
@@ -99,6 +111,7 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
 void Engine::abort(RequestId id) { abort(std::span<const RequestId>(&id, 1)); }
 
 void Engine::abort(std::span<const RequestId> ids) {
+  if (!impl_) return;  // it holds no request
   Impl& s = *impl_;
   // Every request leaves first, then the pump runs once: a place one of them frees never goes to
   // another request of the same abort.
@@ -111,6 +124,7 @@ void Engine::abort(std::span<const RequestId> ids) {
 }
 
 void Engine::invalidate(std::string_view url) {
+  if (!impl_) return;  // it has learned nothing
   Impl& s = *impl_;
   auto parts = parse_url(url);
   if (!parts) return;
@@ -123,20 +137,25 @@ void Engine::invalidate(std::string_view url) {
 }
 
 void Engine::invalidate() {
+  if (!impl_) return;
   Impl& s = *impl_;
   for (auto& [key, e] : s.entities) s.apply(e, s.learner.forget(e));
   s.pump();
 }
 
 void Engine::set_observer(EngineObserver* observer) {
+  observer_ = observer;
+  if (!impl_) return;  // told when the state is built
   impl_->observer = observer;
   impl_->observe_counts = observer && observer->wants_counts();
 }
 
-const EngineSettings& Engine::settings() const { return impl_->settings; }
+const EngineSettings& Engine::settings() const { return *settings_; }
 
-std::size_t Engine::pending() const { return impl_->requests.size(); }
+std::size_t Engine::pending() const { return impl_ ? impl_->requests.size() : 0; }
 
-std::size_t Engine::queue_count() const { return impl_->queues.size() - impl_->idle_queues.size(); }
+std::size_t Engine::queue_count() const {
+  return impl_ ? impl_->queues.size() - impl_->idle_queues.size() : 0;
+}
 
 }  // namespace pacing

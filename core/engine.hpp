@@ -115,6 +115,15 @@ class Engine {
 
  private:
   struct Impl;
+  /// The engine's state, built on its first request: until then an engine holds only what it
+  /// was given (a crowd has an engine per client, and a client not started yet costs little).
+  Impl& impl();
+
+  Clock& clock_;
+  Transport& transport_;
+  std::shared_ptr<const EngineSettings> settings_;
+  std::uint64_t jitter_seed_ = 0;
+  EngineObserver* observer_ = nullptr;
   std::shared_ptr<Impl> impl_;  // shared so callbacks can hold a weak reference
 };
 
