@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/common.hpp"
 #include "cli/table.hpp"
 #include "live/live_run.hpp"
+#include "sim/experiments/parallel.hpp"
 #include "sim/files.hpp"
 #include "sim/results_db.hpp"
 #include "sim/runner.hpp"
@@ -96,24 +98,66 @@ int run_command(const RunArgs& a) {
 }
 
 /// `strategies`: each scenario runs once per name (empty: once, with its own strategy).
-int check_command(const std::vector<std::string>& files,
-                  const std::vector<std::string>& strategies) {
+/// What `check` does besides the files: the strategies (empty: each scenario's own), and how
+/// many seeds (the scenario's seed and the ones after it) every expectation must hold on.
+struct CheckArgs {
+  std::vector<std::string> files;
+  std::string strategy;
+  bool each_strategy = false;
+  std::uint64_t seeds = 1;
+  std::optional<unsigned> jobs;
+};
+
+/// One run of `check`: the expectations that failed, or the invariants broken.
+struct CheckRun {
+  std::vector<std::string> failed;
+  std::vector<std::string> violations;
+  std::string strategy;
+};
+
+int check_command(const CheckArgs& a, const std::vector<std::string>& strategies) {
   std::vector<Scenario> scenarios;
-  for (const auto& f : files) scenarios.push_back(load_scenario(f));  // all valid before any runs
+  for (const auto& f : a.files) scenarios.push_back(load_scenario(f));  // all valid before any run
   const std::vector<std::string> names =
       strategies.empty() ? std::vector<std::string>{""} : strategies;
   int status = kOk;
   for (const Scenario& s : scenarios)
     for (const std::string& strategy : names) {
-      RunOptions options;
-      if (!strategy.empty()) options.strategy = strategy;
-      RunOutcome outcome = run_scenario(s, options);
-      if (!outcome.violations.empty()) return report_violations(s, s.seed, outcome.violations);
-      auto failed = failed_expectations(s, outcome.result);
-      std::cout << (failed.empty() ? "ok    " : "FAIL  ") << s.file.string() << " ("
-                << outcome.result["strategy"].get<std::string>() << ")\n";
-      for (const auto& f : failed) std::cout << "        " << f << "\n";
-      if (!failed.empty()) status = kExpectationFailed;
+      // Seeds run on worker threads; what they found is reported in seed order.
+      std::vector<CheckRun> runs(a.seeds);
+      experiments::parallel_for(a.seeds, a.jobs.value_or(0), [&](std::size_t i) {
+        RunOptions options;
+        if (!strategy.empty()) options.strategy = strategy;
+        options.seed = s.seed + i;
+        RunOutcome outcome = run_scenario(s, options);
+        runs[i].violations = std::move(outcome.violations);
+        runs[i].failed = failed_expectations(s, outcome.result);
+        runs[i].strategy = outcome.result["strategy"].get<std::string>();
+      });
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!runs[i].violations.empty())
+          return report_violations(s, s.seed + i, runs[i].violations);
+      }
+      if (a.seeds == 1) {  // the line CI jobs have always read
+        const CheckRun& r = runs.front();
+        std::cout << (r.failed.empty() ? "ok    " : "FAIL  ") << s.file.string() << " ("
+                  << r.strategy << ")\n";
+        for (const auto& f : r.failed) std::cout << "        " << f << "\n";
+        if (!r.failed.empty()) status = kExpectationFailed;
+        continue;
+      }
+      const auto failing = std::count_if(runs.begin(), runs.end(),
+                                         [](const CheckRun& r) { return !r.failed.empty(); });
+      std::cout << (failing == 0 ? "ok    " : "FAIL  ") << s.file.string() << " ("
+                << runs.front().strategy << ", seeds " << s.seed << "-" << s.seed + a.seeds - 1;
+      if (failing > 0) std::cout << ": " << failing << " failed";
+      std::cout << ")\n";
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        for (const auto& f : runs[i].failed) {
+          std::cout << "        seed " << s.seed + i << ": " << f << "\n";
+        }
+      }
+      if (failing > 0) status = kExpectationFailed;
     }
   return status;
 }
@@ -169,27 +213,32 @@ void add_run_commands(CLI::App& app, Action& action) {
   run_cmd->add_flag("--live", run->live, "Run on real time against mock servers it starts");
   run_cmd->callback([&action, run] { action = [run] { return run_command(*run); }; });
 
-  auto check_files = std::make_shared<std::vector<std::string>>();
-  auto check_strategy = std::make_shared<std::string>();
-  auto check_each = std::make_shared<bool>(false);
+  auto check = std::make_shared<CheckArgs>();
   CLI::App* check_cmd =
       app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
-  check_cmd->add_option("scenarios", *check_files, "Scenario files")->required();
-  check_cmd->add_option("--strategy", *check_strategy, "Override every scenario's strategy");
-  check_cmd->add_flag("--each-strategy", *check_each,
+  check_cmd->add_option("scenarios", check->files, "Scenario files")->required();
+  check_cmd->add_option("--strategy", check->strategy, "Override every scenario's strategy");
+  check_cmd->add_flag("--each-strategy", check->each_strategy,
                       "Run each scenario with every registered strategy (" + strategy_list() + ")");
-  check_cmd->callback([&action, check_files, check_strategy, check_each] {
+  check_cmd
+      ->add_option("--seeds", check->seeds,
+                   "Evaluate every expectation on N seeds: the scenario's and the N-1 after it "
+                   "(an expectation that holds on one seed only is fitted to it)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}));
+  check_cmd->add_option("--jobs", check->jobs, "Worker threads for the seeds (default: every core)")
+      ->check(CLI::Range(1u, 1024u));
+  check_cmd->callback([&action, check] {
     action = [=] {
       std::vector<std::string> names;
-      if (*check_each) {
-        if (!check_strategy->empty()) {
+      if (check->each_strategy) {
+        if (!check->strategy.empty()) {
           throw InputError("--strategy and --each-strategy: choose one");
         }
         names = strategy_names();
-      } else if (!check_strategy->empty()) {
-        names = parse_strategies(*check_strategy, "--strategy");
+      } else if (!check->strategy.empty()) {
+        names = parse_strategies(check->strategy, "--strategy");
       }
-      return check_command(*check_files, names);
+      return check_command(*check, names);
     };
   });
 
