@@ -37,6 +37,26 @@ string(FIND "${stdout}" "/summary/completed = 3, expected 4" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "check must say which expectation failed:\n${stdout}")
 endif()
+# An expectation that holds on the scenario's seed only: check passes it, check --seeds finds the
+# seeds where it fails, by seed.
+execute_process(COMMAND "${LAB}" check "${SOURCE}/tests/scenarios/seed-dependent.json"
+                RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "seed-dependent.json holds on its own seed, got exit ${code}:\n${stdout}")
+endif()
+execute_process(COMMAND "${LAB}" check "${SOURCE}/tests/scenarios/seed-dependent.json" --seeds 8
+                        --jobs 2
+                RESULT_VARIABLE code OUTPUT_VARIABLE stdout)
+string(FIND "${stdout}" "(throttle, seeds 1-8: 4 failed)" summary_at)
+string(FIND "${stdout}" "seed 6: /summary/makespan = 0.859807, expected <= 0.5" seed_at)
+if(NOT code EQUAL 1 OR summary_at EQUAL -1 OR seed_at EQUAL -1)
+  message(FATAL_ERROR "check --seeds 8 must fail on seeds 2, 6, 7 and 8 (exit ${code}):\n${stdout}")
+endif()
+execute_process(COMMAND "${LAB}" check "${SOURCE}/tests/scenarios/seed-dependent.json" --seeds 0
+                RESULT_VARIABLE code ERROR_VARIABLE err)
+if(NOT code EQUAL 2)
+  message(FATAL_ERROR "--seeds 0 is bad input (exit 2), got ${code}: ${err}")
+endif()
 # A sweep objective no combination meets: the files are written, and a CI job sees exit 1.
 set(sweep_out "${CMAKE_CURRENT_BINARY_DIR}/unmet-objective-out")
 file(REMOVE_RECURSE "${sweep_out}")
