@@ -126,7 +126,8 @@ struct OpenRequest {
   /// Its queue (null until it has one). A queue lives while it has members, and an
   /// unordered_map never moves its elements, so the pointer stays valid: no lookup per step.
   Queue* queue = nullptr;
-  /// Its URL, parsed once for all the requests that name it (the engine keeps recent ones).
+  /// Its URL, parsed: the caller's `Request::parsed_url` when it gave one (the simulator shares one
+  /// per request entry), else parsed once when the request was fetched.
   std::shared_ptr<const UrlParts> url;
   RequestState state = RequestState::waiting;
   int attempts = 0;
@@ -186,6 +187,9 @@ class RequestTable {
  private:
   // Each slot is allocated once and stays put (queues point at it). Not a deque: an empty
   // std::deque allocates its map and a first block, and a crowd has an idle engine per client.
+  // Not chunks of 1, 2, 4 ... slots either: measured 2026-12-02, 3.9% fewer instructions for
+  // 100,000 requests queued at once, but a crowd's engines hold a few requests each and a chunk's
+  // unused slots cost 10,000 clients 22 MiB (251.7 -> 273.8 MiB).
   std::vector<std::unique_ptr<OpenRequest>> slots_;
   std::vector<std::uint32_t> free_;
   IdMap<std::uint32_t> index_;
