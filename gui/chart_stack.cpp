@@ -124,7 +124,7 @@ void ChartStack::build_chart(ChartKind kind, ChartParts& parts) {
     chart.addSeries(series);
     series->attachAxis(parts.time);
     series->attachAxis(parts.value);
-    step_bindings_.push_back({series, &steps, &parts});
+    step_bindings_.push_back({series, &steps, &parts, &line, kind, std::nullopt});
     max = std::max(max, steps.max_value());
     if (kind == ChartKind::in_flight) add_refusals(parts, line);
   }
@@ -173,7 +173,7 @@ void ChartStack::add_refusals(ChartParts& parts, const Line& line) {
   parts.chart->addSeries(markers);
   markers->attachAxis(parts.time);
   markers->attachAxis(parts.value);
-  marker_bindings_.push_back({markers, &line, {}});
+  marker_bindings_.push_back({markers, &line, {}, std::nullopt});
   connect(markers, &QScatterSeries::hovered, this, [this, markers](const QPointF& p, bool on) {
     if (on)
       QToolTip::showText(QCursor::pos(), marker_text(markers, p));
@@ -188,7 +188,7 @@ QString ChartStack::marker_text(const QScatterSeries* series, const QPointF& poi
     const double tolerance = (x1_ - x0_) / 2000.0;
     for (const Marker& m : b.shown) {
       if (std::abs(m.x - point.x()) > tolerance || std::abs(m.y - point.y()) > 0.5) continue;
-      const Refusal& r = b.line->entity->refusals[m.first];
+      const Refusal& r = b.refusals()[m.first];
       const RunData& run = runs_[b.line->run];
       const std::string host = r.host < run.hosts.size() ? run.hosts[r.host]->key : "";
       QString text = QString("%1 refused %2 at %3")
@@ -239,12 +239,17 @@ void ChartStack::set_time_window(double x0, double x1) {
   x0_ = x0;
   x1_ = x1;
   setting_window_ = true;
+  update_from_attempts();
+  // Say where the in-flight lines come from when it is not the stored series.
+  QString title = chart_text(ChartKind::in_flight).title;
+  if (lines_from_attempts() > 0) title += " · from attempts";
+  chart(ChartKind::in_flight)->setTitle(title);
   // Each value axis fits what the window shows (a zoom into a quiet stretch is readable), and
   // undoes the value zoom a rubber band not of the full height would make.
   std::array<double, kChartKinds.size()> top{};
   for (const StepBinding& b : step_bindings_) {
     double& t = top[static_cast<std::size_t>(b.chart - charts_.data())];
-    t = std::max(t, b.steps->max_between(x0_, x1_));
+    t = std::max(t, b.drawn().max_between(x0_, x1_));
   }
   for (std::size_t i = 0; i < charts_.size(); ++i) {
     ChartParts& parts = charts_[i];
@@ -254,6 +259,45 @@ void ChartStack::set_time_window(double x0, double x1) {
   setting_window_ = false;
   redraw();
   emit window_changed(x0_, x1_);
+}
+
+std::shared_ptr<const HostAttempts> ChartStack::attempts_for(const Line& line) const {
+  const Entity& e = *line.entity;
+  const RunData& run = runs_[line.run];
+  if (!run.detail || line.merged || e.group || e.population ||
+      !finer_than_stored(e, x0_, x1_, plot_width())) {
+    return nullptr;
+  }
+  try {
+    return run.detail->host(e.key);
+  } catch (const ResultError&) {
+    return nullptr;  // the database cannot be read any more: the stored series stand
+  }
+}
+
+void ChartStack::update_from_attempts() {
+  for (StepBinding& b : step_bindings_) {
+    b.from_attempts.reset();
+    if (b.kind != ChartKind::in_flight) continue;  // the others are not the attempts' to tell
+    if (auto attempts = attempts_for(*b.line)) b.from_attempts = attempts->in_flight(x0_, x1_);
+  }
+  for (MarkerBinding& b : marker_bindings_) {
+    b.from_attempts.reset();
+    auto attempts = attempts_for(*b.line);
+    if (!attempts) continue;
+    const auto& hosts = runs_[b.line->run].hosts;
+    const auto at = std::find_if(hosts.begin(), hosts.end(),
+                                 [&](const auto& h) { return h.get() == b.line->entity.get(); });
+    b.from_attempts.emplace(
+        attempts->refusals(x0_, x1_, static_cast<std::uint32_t>(at - hosts.begin())),
+        attempts->in_flight(x0_, x1_));
+  }
+}
+
+std::size_t ChartStack::lines_from_attempts() const {
+  return static_cast<std::size_t>(
+      std::count_if(step_bindings_.begin(), step_bindings_.end(),
+                    [](const StepBinding& b) { return b.from_attempts.has_value(); }));
 }
 
 void ChartStack::reset_zoom() { set_time_window(0, end_); }
@@ -266,13 +310,13 @@ int ChartStack::plot_width() const {
 void ChartStack::redraw() {
   const int columns = plot_width();
   for (const StepBinding& b : step_bindings_) {
-    b.series->replace(to_qt(step_polyline(*b.steps, x0_, x1_, columns)));
+    b.series->replace(to_qt(step_polyline(b.drawn(), x0_, x1_, columns)));
   }
   for (MarkerBinding& b : marker_bindings_) {
     const QValueAxis* value = charts_[0].value;
     // Cells about the size of a marker: denser refusals share one marker.
-    b.shown = refusal_markers(b.line->entity->refusals, b.line->entity->in_flight, x0_, x1_,
-                              std::max(columns / 6, 1), value->max(), 40);
+    b.shown = refusal_markers(b.refusals(), b.in_flight(), x0_, x1_, std::max(columns / 6, 1),
+                              value->max(), 40);
     QList<QPointF> points;
     points.reserve(static_cast<qsizetype>(b.shown.size()));
     for (const Marker& m : b.shown) points.append(QPointF(m.x, m.y));

@@ -11,8 +11,11 @@
 #include <array>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
+#include "gui/attempt_detail.hpp"
 #include "gui/chart_legend.hpp"
 #include "gui/charts.hpp"
 #include "gui/lines.hpp"
@@ -41,6 +44,9 @@ class ChartStack : public QWidget {
   void set_time_window(double x0, double x1);
   double window_start() const { return x0_; }
   double window_end() const { return x1_; }
+  /// How many host lines are drawn from their run's attempts in the current window (runs read
+  /// from a results database, zoomed finer than their stored series: see finer_than_stored).
+  std::size_t lines_from_attempts() const;
   /// The end of the longest run shown: the window reset_zoom() shows is [0, run_end()].
   double run_end() const { return end_; }
   void reset_zoom();
@@ -76,14 +82,28 @@ class ChartStack : public QWidget {
   /// A drawn series and the exact steps it reduces.
   struct StepBinding {
     QLineSeries* series;
-    const Steps* steps;
-    ChartParts* chart;  ///< the chart it is drawn in
+    const Steps* steps;  ///< as stored
+    ChartParts* chart;   ///< the chart it is drawn in
+    const Line* line;
+    ChartKind kind;
+    /// The window's steps from the run's attempts, when the stored series is coarser than the
+    /// window (in-flight counts only); empty otherwise.
+    std::optional<Steps> from_attempts;
+    const Steps& drawn() const { return from_attempts ? *from_attempts : *steps; }
   };
   /// A drawn marker series and the refusals it stands for.
   struct MarkerBinding {
     QScatterSeries* series;
     const Line* line;
     std::vector<Marker> shown;
+    /// The window's refusals and in-flight steps from the run's attempts (see StepBinding).
+    std::optional<std::pair<std::vector<Refusal>, Steps>> from_attempts;
+    const std::vector<Refusal>& refusals() const {
+      return from_attempts ? from_attempts->first : line->entity->refusals;
+    }
+    const Steps& in_flight() const {
+      return from_attempts ? from_attempts->second : line->entity->in_flight;
+    }
   };
 
   void rebuild();
@@ -93,6 +113,10 @@ class ChartStack : public QWidget {
   void update_legend();
   /// Re-reduces every series to the current window and width.
   void redraw();
+  /// Reads the attempts behind the lines whose stored series are coarser than the window.
+  void update_from_attempts();
+  /// The attempts of `line`'s host when it should be drawn from them in the current window.
+  std::shared_ptr<const HostAttempts> attempts_for(const Line& line) const;
   void place_cursor(ChartParts& parts);
   int plot_width() const;
 

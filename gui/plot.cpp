@@ -57,6 +57,7 @@ bool render(std::vector<RunData> runs, const std::string& png_path, const PlotSi
   stack.align_plot_areas();
   QApplication::processEvents();
   QApplication::processEvents();
+  if (size.window) stack.set_time_window(size.window->first, size.window->second);
   return save_png(stack, png_path, error);
 }
 
@@ -133,8 +134,13 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
                        std::string* error) {
   std::optional<std::vector<RunData>> runs = read_runs(results, labels, true, error);
   if (!runs) return false;
+  return render_runs_png(std::move(*runs), png_path, size, error);
+}
+
+bool render_runs_png(std::vector<RunData> runs, const std::string& png_path, const PlotSize& size,
+                     std::string* error) {
   for (const std::string& key : size.lines) {
-    const bool known = std::any_of(runs->begin(), runs->end(), [&](const RunData& run) {
+    const bool known = std::any_of(runs.begin(), runs.end(), [&](const RunData& run) {
       for (const auto* list : {&run.hosts, &run.groups, &run.populations}) {
         for (const auto& e : *list) {
           if (e->key == key) return true;
@@ -144,7 +150,7 @@ bool render_charts_png(const std::vector<nlohmann::json>& results, const std::st
     });
     if (!known) return fail(error, "--line " + key + ": no host, group or population of that name");
   }
-  return with_application([&] { return render(std::move(*runs), png_path, size, error); }, error);
+  return with_application([&] { return render(std::move(runs), png_path, size, error); }, error);
 }
 
 bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
@@ -152,7 +158,12 @@ bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::
                          std::string* error) {
   std::optional<std::vector<RunData>> runs = read_runs(results, labels, false, error);
   if (!runs) return false;
-  const bool any = std::any_of(runs->begin(), runs->end(), [](const RunData& run) {
+  return render_fairness_runs_png(std::move(*runs), png_path, size, error);
+}
+
+bool render_fairness_runs_png(std::vector<RunData> runs, const std::string& png_path,
+                              const PlotSize& size, std::string* error) {
+  const bool any = std::any_of(runs.begin(), runs.end(), [](const RunData& run) {
     return std::any_of(run.populations.begin(), run.populations.end(),
                        [](const auto& p) { return p->clients.size() > 0; });
   });
@@ -161,7 +172,7 @@ bool render_fairness_png(const std::vector<nlohmann::json>& results, const std::
                 "/clients: no crowd with per-client figures to plot (a scenario with `clients`, "
                 "written with run --out)");
   }
-  return with_application([&] { return render_fairness(*runs, png_path, size, error); }, error);
+  return with_application([&] { return render_fairness(runs, png_path, size, error); }, error);
 }
 
 bool render_leaderboard_png(const LeaderboardMap& map, const std::string& png_path,

@@ -2,10 +2,13 @@
 // Headless rendering of the lab's charts: what `pacing-lab plot` and reports call.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gui/leaderboard_chart.hpp"
+#include "gui/run_data.hpp"
 
 namespace pacing::gui {
 
@@ -20,7 +23,19 @@ struct PlotSize {
   int chart_height = 280;  ///< each of the four charts; the legend adds its own height
   /// The hosts, groups and populations ("clients: NAME") to draw; empty: every host.
   std::vector<std::string> lines;
+  /// The time window drawn, seconds from the run's start; none: the whole run. Runs read from a
+  /// results database draw a window finer than their stored series from their attempts.
+  std::optional<std::pair<double, double>> window;
 };
+
+/// As render_charts_png, for runs already read (result.json files or a results database), each
+/// with its label set (or set by label_runs).
+bool render_runs_png(std::vector<RunData> runs, const std::string& png_path, const PlotSize& size,
+                     std::string* error);
+
+/// As render_fairness_png, for runs already read.
+bool render_fairness_runs_png(std::vector<RunData> runs, const std::string& png_path,
+                              const PlotSize& size, std::string* error);
 
 /// As render_charts_png, with a size and labels for the runs (empty: from the results).
 bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,

@@ -140,6 +140,7 @@ std::shared_ptr<Entity> read_entity(const std::string& key, const Json& node,
   e->key = key;
   e->group = group;
   if (!group) e->starts = number(node, "starts", pointer, false);
+  e->resolution = number(node, "series_resolution", pointer, false);
   auto series = node.find("series");
   if (series == node.end()) return e;
   const std::string sp = pointer + "/series";

@@ -12,6 +12,8 @@
 
 namespace pacing::gui {
 
+class AttemptDetail;
+
 /// A step function of time from its change points: v[i] holds from t[i] until t[i + 1].
 struct Steps {
   std::vector<double> t;
@@ -57,6 +59,9 @@ struct Entity {
   Steps started;       ///< attempts started so far (hosts only; empty in older results)
   std::vector<Refusal> refusals;  ///< hosts only, when recorded
   double starts = 0;              ///< attempts started (hosts only)
+  /// The width of the bins its series were merged into, seconds (result.json
+  /// `series_resolution`); 0 when every change is kept.
+  double resolution = 0;
   /// A crowd's population (result.json `clients`): `in_flight` is the sum over its clients, the
   /// other series are empty (learned state is each client's own).
   bool population = false;
@@ -102,6 +107,9 @@ struct RunData {
   std::vector<std::shared_ptr<const Queue>> queues;        ///< shared: copies of a run stay cheap
   std::vector<std::shared_ptr<const Entity>> populations;  ///< a crowd's, in result.json order
   bool has_series = false;  ///< false for results written without step series
+  /// The run's attempts, when it was read from a results database: the charts draw a host's
+  /// in-flight count and refusals from them in a window finer than its stored series.
+  std::shared_ptr<const AttemptDetail> detail;
 
   /// The last instant anything changed (at least the makespan).
   double end_time() const;

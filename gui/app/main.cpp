@@ -1,5 +1,5 @@
 // pacing-lab-gui: run, compare and teach request pacing. Files given on the command line are
-// opened: result.json files as runs, anything else as the scenario.
+// opened: result.json files and results databases as runs, anything else as the scenario.
 
 #include <QApplication>
 #include <filesystem>
@@ -13,8 +13,9 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: pacing-lab-gui [FILE...] [Qt options such as -platform offscreen]\n"
-    "Run, compare and teach request pacing. Each FILE is opened: a result.json as a run,\n"
-    "anything else as the scenario (the shipped scenarios are listed in the window).\n"
+    "Run, compare and teach request pacing. Each FILE is opened: a result.json as a run, a\n"
+    "results database (--db FILE.sqlite) as its runs (the first 12), anything else as the\n"
+    "scenario (the shipped scenarios are listed in the window).\n"
     "  -h, --help     print this and exit\n"
     "  --version      print the version and exit\n";
 

@@ -21,12 +21,16 @@
 #include "gui/app/teach_panel.hpp"
 #include "gui/chart_stack.hpp"
 #include "gui/csv_export.hpp"
+#include "gui/results_db_file.hpp"
 #include "sim/files.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::gui {
 
 namespace {
+
+/// What "Open result" offers: result.json files and results databases (--db).
+const QString kResultFiles = "Results (*.json *.sqlite *.db);;All files (*)";
 
 /// A run of `scenario` with `strategy` (empty: the scenario's own), made on the worker thread.
 RunData simulate(const sim::Scenario& scenario, const std::string& strategy) {
@@ -82,7 +86,7 @@ MainWindow::MainWindow(const std::filesystem::path& shipped_dir, QWidget* parent
   auto* runs_holder = new QWidget(runs_dock);
   auto* runs_layout = new QVBoxLayout(runs_holder);
   runs_ = new RunsPanel(runs_holder);
-  auto* open_result_button = new QPushButton("Open result.json…", runs_holder);
+  auto* open_result_button = new QPushButton("Open result…", runs_holder);
   runs_layout->addWidget(runs_);
   runs_layout->addWidget(open_result_button);
   runs_dock->setWidget(runs_holder);
@@ -96,9 +100,8 @@ MainWindow::MainWindow(const std::filesystem::path& shipped_dir, QWidget* parent
   connect(scenario_, &ScenarioPanel::cancel_requested, worker_, &RunWorker::cancel);
   connect(scenario_, &ScenarioPanel::problem, this, &MainWindow::show_problem);
   connect(open_result_button, &QPushButton::clicked, this, [this] {
-    const QString file =
-        QFileDialog::getOpenFileName(this, "Open a result", {}, "Results (*.json)");
-    if (!file.isEmpty()) open_result(file.toStdString());
+    const QString file = QFileDialog::getOpenFileName(this, "Open a result", {}, kResultFiles);
+    if (!file.isEmpty()) open_file(file.toStdString());
   });
   connect(worker_, &RunWorker::progress, this, [this](int index, int total, const QString& name) {
     scenario_->show_progress(index, total,
@@ -132,8 +135,8 @@ void MainWindow::build_menus() {
     if (!f.isEmpty()) open_file(f.toStdString());
   });
   file->addAction("Open &result…", this, [this] {
-    const QString f = QFileDialog::getOpenFileName(this, "Open a result", {}, "Results (*.json)");
-    if (!f.isEmpty()) open_result(f.toStdString());
+    const QString f = QFileDialog::getOpenFileName(this, "Open a result", {}, kResultFiles);
+    if (!f.isEmpty()) open_file(f.toStdString());
   });
   file->addSeparator();
   file->addAction("Export charts as &PNG…", this, [this] {
@@ -156,6 +159,7 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::open_file(const std::filesystem::path& file) {
+  if (looks_like_sqlite(file)) return open_database(file);
   nlohmann::json probe;
   try {
     probe = sim::read_json_file(file);
@@ -175,6 +179,43 @@ void MainWindow::open_result(const std::filesystem::path& file) {
   const QString name = QString::fromStdString("loading " + file.filename().string());
   if (!worker_->start({RunTask{name, [file] { return load_result(file); }}})) {
     show_problem("Still busy: wait for the runs to finish, or cancel them.");
+  }
+}
+
+void MainWindow::open_database(const std::filesystem::path& file) {
+  std::shared_ptr<ResultsDbFile> db;
+  std::vector<DbRunInfo> runs;
+  try {
+    db = ResultsDbFile::open(file);
+    runs = db->runs();
+  } catch (const ResultError& e) {
+    return show_problem(QString::fromUtf8(e.what()));
+  }
+  if (runs.empty()) return show_problem(QString::fromStdString(file.string() + ": no runs"));
+  // A sweep's database can hold thousands of runs: the first ones, and say so.
+  const std::size_t shown = std::min(runs.size(), kDatabaseRuns);
+  std::vector<RunTask> tasks;
+  for (std::size_t i = 0; i < shown; ++i) {
+    const DbRunInfo info = runs[i];
+    const std::string label = runs.size() == 1
+                                  ? file.stem().string()
+                                  : file.stem().string() + " #" + std::to_string(info.id);
+    tasks.push_back({QString::fromStdString("loading run " + std::to_string(info.id) + " of " +
+                                            file.filename().string()),
+                     [db, info, label] {
+                       RunData run = db->read(info.id);
+                       run.label = label;
+                       return run;
+                     }});
+  }
+  if (!worker_->start(std::move(tasks))) {
+    return show_problem("Still busy: wait for the runs to finish, or cancel them.");
+  }
+  if (shown < runs.size()) {
+    statusBar()->showMessage(QString("%1: showing its first %2 of %3 runs")
+                                 .arg(QString::fromStdString(file.filename().string()))
+                                 .arg(shown)
+                                 .arg(runs.size()));
   }
 }
 

@@ -29,6 +29,10 @@ class MainWindow : public QMainWindow {
   void open_file(const std::filesystem::path& file);
   /// Loads a result.json on the worker thread (large results stay responsive).
   void open_result(const std::filesystem::path& file);
+  /// Opens the runs of a results database (`--db`; its first kDatabaseRuns runs), whose charts
+  /// are drawn from the attempts when zoomed finer than the stored series.
+  void open_database(const std::filesystem::path& file);
+  static constexpr std::size_t kDatabaseRuns = 12;
   /// Runs the loaded scenario with the form's settings (once, or once per strategy).
   void run_scenario(bool every_strategy);
   /// Adds a run to the list (ticked), as a finished run or an opened result would.

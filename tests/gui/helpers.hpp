@@ -43,5 +43,6 @@ std::unique_ptr<QObject> make_compare_test();
 std::unique_ptr<QObject> make_teach_test();
 std::unique_ptr<QObject> make_render_test();
 std::unique_ptr<QObject> make_crowd_test();
+std::unique_ptr<QObject> make_results_db_test();
 
 }  // namespace pacing::gui::test

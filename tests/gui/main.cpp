@@ -12,13 +12,17 @@
 int main(int argc, char** argv) {
   using namespace pacing::gui::test;
   QApplication app(argc, argv);
+  // One suite per line: CMakeLists.txt reads them.
+  // clang-format off
   const std::map<std::string, std::function<std::unique_ptr<QObject>()>> suites{
       {"RunDataTest", make_run_data_test},
       {"ChartsTest", make_charts_test},
       {"CompareTest", make_compare_test},
       {"TeachTest", make_teach_test},
       {"RenderTest", make_render_test},
-      {"CrowdTest", make_crowd_test}};
+      {"CrowdTest", make_crowd_test},
+      {"ResultsDbTest", make_results_db_test}};
+  // clang-format on
   std::string only;
   if (argc > 1 && argv[1][0] != '-') {
     only = argv[1];

@@ -73,3 +73,60 @@ string(FIND "${err}" "throttle/result.json: /clients: no crowd with per-client f
 if(NOT code EQUAL 2 OR at EQUAL -1 OR EXISTS "${work}/never.png")
   message(FATAL_ERROR "plot --fairness without a crowd must exit 2 naming the file: ${code} ${err}")
 endif()
+
+# A results database (run --db): at the whole run, the same picture as its result.json (the same
+# series and markers, read back); a window finer than the stored series is drawn from the
+# attempts. Bad windows and unknown runs exit 2, naming what is wrong, writing nothing.
+execute_process(COMMAND "${LAB}" run "${SOURCE}/scenarios/timeout-contamination.json"
+                        --db "${work}/runs.sqlite" --out "${work}/db-run"
+                RESULT_VARIABLE code OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "run --db failed (${code}): ${err}")
+endif()
+foreach(input "runs.sqlite" "db-run/result.json")
+  string(MAKE_C_IDENTIFIER "${input}" name)
+  execute_process(COMMAND "${LAB}" plot "${work}/${input}" -o "${work}/whole-${name}.png"
+                  RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT code EQUAL 0 OR NOT err STREQUAL "")
+    message(FATAL_ERROR "plot ${input} failed (${code}): ${err}")
+  endif()
+endforeach()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${work}/whole-runs_sqlite.png"
+                        "${work}/whole-db_run_result_json.png" RESULT_VARIABLE differ)
+if(NOT differ EQUAL 0)
+  message(FATAL_ERROR "the database's run and its result.json draw different pictures")
+endif()
+execute_process(COMMAND "${LAB}" plot "${work}/runs.sqlite" --window 10,10.6
+                        -o "${OUT}/plot-database-window.png"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT code EQUAL 0 OR NOT err STREQUAL "" OR NOT EXISTS "${OUT}/plot-database-window.png")
+  message(FATAL_ERROR "plot runs.sqlite --window failed (${code}): ${err}")
+endif()
+execute_process(COMMAND "${LAB}" plot "${work}/db-run/result.json" --window 10,10.6
+                        -o "${work}/window-stored.png"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${OUT}/plot-database-window.png"
+                        "${work}/window-stored.png" RESULT_VARIABLE differ)
+if(NOT code EQUAL 0 OR differ EQUAL 0)
+  message(FATAL_ERROR "a window finer than the stored series should be drawn from the attempts")
+endif()
+foreach(case "--window;5,1|--window X0,X1: needs 0 <= X0 < X1"
+             "--run;9|runs.sqlite: run 9: no such run")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 option)
+  list(GET parts 1 value)
+  list(GET parts 2 expected)
+  execute_process(COMMAND "${LAB}" plot "${work}/runs.sqlite" ${option} ${value}
+                          -o "${work}/never.png"
+                  RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+  string(FIND "${err}" "${expected}" at)
+  if(NOT code EQUAL 2 OR at EQUAL -1 OR EXISTS "${work}/never.png")
+    message(FATAL_ERROR "plot ${option} ${value} must exit 2 with \"${expected}\": ${code} ${err}")
+  endif()
+endforeach()
+execute_process(COMMAND "${LAB}" plot "${work}/db-run/result.json" --run 0 -o "${work}/never.png"
+                RESULT_VARIABLE code ERROR_VARIABLE err OUTPUT_QUIET)
+string(FIND "${err}" "--run: picks runs of a results database" at)
+if(NOT code EQUAL 2 OR at EQUAL -1 OR EXISTS "${work}/never.png")
+  message(FATAL_ERROR "plot --run without a database must exit 2: ${code} ${err}")
+endif()

@@ -1,0 +1,266 @@
+// Runs read back from a results database (--db): the same charts as their result.json, and, in a
+// window finer than the stored series, the in-flight counts and refusals of the attempts.
+
+#include "sim/results_db.hpp"
+
+#include <sqlite3.h>
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QtCharts/QLineSeries>
+#include <filesystem>
+#include <fstream>
+
+#include "gui/app/main_window.hpp"
+#include "gui/app/runs_panel.hpp"
+#include "gui/chart_stack.hpp"
+#include "gui/results_db_file.hpp"
+#include "tests/gui/helpers.hpp"
+
+namespace pacing::gui::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Runs a shipped scenario into a fresh database at `file` (run 0); returns its result.json.
+nlohmann::json record(const std::string& name, const fs::path& file,
+                      const std::string& strategy = "") {
+  fs::remove(file);
+  sim::ResultsDb db(file, "run");
+  sim::RunOptions options;
+  if (!strategy.empty()) options.strategy = strategy;
+  const sim::RunOutcome outcome =
+      sim::run_and_record(sim::load_scenario(shipped(name)), options, &db, sim::DbRun{});
+  db.commit();
+  return outcome.result;
+}
+
+fs::path db_path(const std::string& name) {
+  return output_path(QString::fromStdString(name + ".sqlite")).toStdString();
+}
+
+bool same_steps(const Steps& a, const Steps& b) { return a.t == b.t && a.v == b.v; }
+
+bool same_refusals(const std::vector<Refusal>& a, const std::vector<Refusal>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].t != b[i].t || a[i].status != b[i].status || a[i].retry_after != b[i].retry_after ||
+        a[i].host != b[i].host) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void compare_entities(const Entity& db, const Entity& json) {
+  QCOMPARE(db.key, json.key);
+  QCOMPARE(db.group, json.group);
+  QCOMPARE(db.starts, json.starts);
+  QCOMPARE(db.resolution, json.resolution);
+  QVERIFY(same_steps(db.in_flight, json.in_flight));
+  QVERIFY(same_steps(db.queued, json.queued));
+  QVERIFY(same_steps(db.interval, json.interval));
+  QVERIFY(same_steps(db.paused_until, json.paused_until));
+  QVERIFY(same_steps(db.completed, json.completed));
+  QVERIFY(same_steps(db.started, json.started));
+  QVERIFY(same_refusals(db.refusals, json.refusals));
+  QCOMPARE(db.clients.goodput, json.clients.goodput);
+  QCOMPARE(db.clients.completed, json.clients.completed);
+  QCOMPARE(db.clients.makespan, json.clients.makespan);
+}
+
+/// The in-flight line `stack` draws for its first line (the chart's first series).
+const QLineSeries* in_flight_line(const ChartStack& stack) {
+  return qobject_cast<const QLineSeries*>(stack.chart(ChartKind::in_flight)->series().at(0));
+}
+
+double max_y(const QLineSeries& series) {
+  double max = 0;
+  for (const QPointF& p : series.points()) max = std::max(max, p.y());
+  return max;
+}
+
+}  // namespace
+
+class ResultsDbTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void a_database_run_reads_as_its_result_json() {
+    // Thinned refusal markers (herd), coalesced series (tune-kgf), a crowd's clients (crowd-kgf).
+    for (const std::string name : {"herd-retry-after", "tune-kgf", "crowd-kgf"}) {
+      const fs::path file = db_path("read-" + name);
+      const RunData json = read_run(record(name, file));
+      const auto db = ResultsDbFile::open(file);
+      QCOMPARE(db->runs().size(), std::size_t{1});
+      QCOMPARE(db->runs()[0].scenario, name);
+      const RunData read = db->read(0);
+      QVERIFY(read.detail);
+      QVERIFY(!json.detail);
+      QCOMPARE(read.scenario, json.scenario);
+      QCOMPARE(read.strategy, json.strategy);
+      QCOMPARE(read.seed, json.seed);
+      QCOMPARE(read.summary.completed, json.summary.completed);
+      QCOMPARE(read.summary.refusals, json.summary.refusals);
+      QCOMPARE(read.summary.p95, json.summary.p95);
+      QCOMPARE(read.has_series, json.has_series);
+      QCOMPARE(read.hosts.size(), json.hosts.size());
+      for (std::size_t i = 0; i < json.hosts.size(); ++i)
+        compare_entities(*read.hosts[i], *json.hosts[i]);
+      QCOMPARE(read.groups.size(), json.groups.size());
+      for (std::size_t i = 0; i < json.groups.size(); ++i)
+        compare_entities(*read.groups[i], *json.groups[i]);
+      QCOMPARE(read.populations.size(), json.populations.size());
+      for (std::size_t i = 0; i < json.populations.size(); ++i)
+        compare_entities(*read.populations[i], *json.populations[i]);
+      QCOMPARE(read.queues.size(), json.queues.size());
+      for (std::size_t i = 0; i < json.queues.size(); ++i) {
+        QCOMPARE(read.queues[i]->key, json.queues[i]->key);
+        QVERIFY(same_steps(read.queues[i]->in_flight, json.queues[i]->in_flight));
+      }
+    }
+  }
+
+  void the_attempts_give_every_change_of_a_series_stored_whole() {
+    // herd-retry-after keeps every change of its host's series (no resolution): the attempts'
+    // in-flight count is the recorder's at every instant it changed, and has its peak.
+    const fs::path file = db_path("whole");
+    const nlohmann::json result = record("herd-retry-after", file);
+    const RunData run = ResultsDbFile::open(file)->read(0);
+    const Entity& host = *run.hosts.at(0);
+    QCOMPARE(host.resolution, 0.0);
+    const auto attempts = run.detail->host(host.key);
+    QVERIFY(attempts);
+    const double end = run.end_time();
+    const Steps steps = attempts->in_flight(0, end);
+    for (double t : host.in_flight.t) QCOMPARE(steps.at(t), host.in_flight.at(t));
+    const auto& figures = result["hosts"][host.key];
+    QCOMPARE(steps.max_value(), figures["max_in_flight"].get<double>());
+    QCOMPARE(static_cast<double>(attempts->attempts()), figures["starts"].get<double>());
+    // Every refusal, where result.json keeps every other one (refusal_markers_every: 2).
+    QCOMPARE(figures["refusal_markers_every"].get<int>(), 2);
+    QCOMPARE(attempts->refusals(0, end, 0).size(), figures["refusals"].get<std::size_t>());
+    QCOMPARE(host.refusals.size() * 2, figures["refusals"].get<std::size_t>());
+    // A window: its level at the start, then only its own changes.
+    const Steps window = attempts->in_flight(1.0, 1.2);
+    QCOMPARE(window.t.front(), 1.0);
+    QCOMPARE(window.v.front(), host.in_flight.at(1.0));
+    QVERIFY(window.t.back() <= 1.2);
+    for (double t : window.t) QCOMPARE(window.at(t), host.in_flight.at(t));
+  }
+
+  void the_attempts_are_exact_below_a_coalesced_series() {
+    const fs::path file = db_path("coalesced");
+    const nlohmann::json result = record("timeout-contamination", file);
+    const RunData run = ResultsDbFile::open(file)->read(0);
+    const Entity& host = *run.hosts.at(0);
+    QVERIFY(host.resolution > 0);  // merged into bins of 32.768 ms
+    const auto attempts = run.detail->host(host.key);
+    const auto& figures = result["hosts"][host.key];
+    const Steps all = attempts->in_flight(0, run.end_time());
+    QCOMPARE(all.max_value(), figures["max_in_flight"].get<double>());
+    QCOMPARE(all.v.back(), 0.0);
+    QCOMPARE(static_cast<double>(attempts->attempts()), figures["starts"].get<double>());
+    // More changes than the stored series holds, and never above a stored bin's maximum.
+    QVERIFY(all.size() > host.in_flight.size());
+    for (double t = 0; t < run.end_time(); t += host.resolution) {
+      QVERIFY(all.max_between(t, t + host.resolution) <=
+              host.in_flight.max_between(t - host.resolution, t + 2 * host.resolution));
+    }
+  }
+
+  void the_charts_draw_a_window_finer_than_the_stored_series_from_the_attempts() {
+    const fs::path file = db_path("zoom");
+    const RunData json = read_run(record("timeout-contamination", file));
+    RunData db = ResultsDbFile::open(file)->read(0);
+    const Entity& host = *db.hosts.at(0);
+    ChartStack stack;
+    stack.resize(1400, 1100);
+    stack.show();
+    QApplication::processEvents();
+    stack.set_runs({db});
+    stack.reset_zoom();
+    QCOMPARE(stack.lines_from_attempts(), std::size_t{0});  // the whole run: stored bins do
+    const double x0 = 10, x1 = 10 + 20 * host.resolution;
+    stack.set_time_window(x0, x1);
+    QCOMPARE(stack.lines_from_attempts(), std::size_t{1});
+    QVERIFY(stack.chart(ChartKind::in_flight)->title().contains("from attempts"));
+    const Steps exact = db.detail->host(host.key)->in_flight(x0, x1);
+    QCOMPARE(max_y(*in_flight_line(stack)), exact.max_between(x0, x1));
+    stack.grab().save(output_path("db-zoom-from-attempts.png"));
+    stack.reset_zoom();
+    QCOMPARE(stack.lines_from_attempts(), std::size_t{0});
+    QVERIFY(!stack.chart(ChartKind::in_flight)->title().contains("attempts"));
+    // The same run from its result.json has no attempts: the stored series, however deep the zoom.
+    stack.set_runs({json});
+    stack.set_time_window(x0, x1);
+    QCOMPARE(stack.lines_from_attempts(), std::size_t{0});
+    stack.grab().save(output_path("db-zoom-stored.png"));
+  }
+
+  void a_results_database_opens_in_the_window_as_its_runs() {
+    const fs::path file = db_path("two-runs");
+    fs::remove(file);
+    {
+      sim::ResultsDb db(file, "leaderboard");
+      const sim::Scenario scenario = sim::load_scenario(shipped("qlever-no-retry-after"));
+      for (std::int64_t id : {0, 1}) {
+        sim::RunOptions options;
+        options.strategy = id == 0 ? "throttle" : "comunica";
+        sim::run_and_record(scenario, options, &db, sim::DbRun{id, std::nullopt, std::nullopt, {}});
+      }
+      db.commit();
+    }
+    MainWindow window(PACING_SCENARIO_DIR);
+    QSignalSpy done(&window, &MainWindow::work_finished);
+    window.open_file(file);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(window.runs_panel()->count(), 2);
+    const RunData* current = window.runs_panel()->current_run();
+    QVERIFY(current && current->detail);
+    QVERIFY(current->label == "two-runs #0" || current->label == "two-runs #1");
+  }
+
+  void what_is_not_a_results_database_is_refused_naming_the_file() {
+    auto refused = [](const fs::path& file, const std::string& why) {
+      try {
+        ResultsDbFile::open(file);
+      } catch (const ResultError& e) {
+        const std::string message = e.what();
+        if (message.rfind(file.string() + ": ", 0) == 0 && message.find(why) != std::string::npos) {
+          return true;
+        }
+        qWarning("%s", message.c_str());
+      }
+      return false;
+    };
+    const fs::path dir = output_path("not-a-db").toStdString();
+    fs::create_directories(dir);
+    QVERIFY(refused(dir, "not a file"));
+    QVERIFY(refused(dir / "missing.sqlite", "not a file"));
+    const fs::path json = dir / "result.json";
+    std::ofstream(json) << "{}";
+    QVERIFY(refused(json, "not an SQLite database"));
+    const fs::path other = dir / "other.sqlite";
+    fs::remove(other);
+    sqlite3* raw = nullptr;
+    QCOMPARE(sqlite3_open(other.c_str(), &raw), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(raw, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    QVERIFY(refused(other, "not a results database"));
+    const fs::path file = db_path("one-run");
+    record("kgf-burst", file);
+    try {
+      ResultsDbFile::open(file)->read(7);
+      QFAIL("run 7 was read");
+    } catch (const ResultError& e) {
+      QCOMPARE(std::string(e.what()), file.string() + ": run 7: no such run");
+    }
+  }
+};
+
+std::unique_ptr<QObject> make_results_db_test() { return std::make_unique<ResultsDbTest>(); }
+
+}  // namespace pacing::gui::test
+
+#include "results_db_test.moc"
