@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@ namespace {
 
 /// The schema versions this reader knows (sim/results_db.cpp writes them).
 constexpr const char* kSchemaVersion = "1";
+/// The most levels a result's JSON Pointer has (result.json has 6 at most).
+constexpr std::ptrdiff_t kDeepest = 16;
 
 /// The attempts of a run read from the database on first use, host by host.
 class DbAttemptDetail final : public AttemptDetail {
@@ -180,6 +183,10 @@ RunData ResultsDbFile::read(std::int64_t id) const {
     }
     // Every number of result.json by its JSON Pointer, then every [t, value] series point.
     auto at = [&](const std::string& pointer) -> Json& {
+      // result.json nests 6 deep at most; a crafted file must not build a deep document.
+      if (std::count(pointer.begin(), pointer.end(), '/') > kDeepest) {
+        fail(run_name + ": " + pointer.substr(0, 80) + "...: nested too deep for a result");
+      }
       if (pointer.empty() || pointer[0] != '/')
         fail(run_name + ": '" + pointer + "' is no JSON Pointer");
       return member(result, pointer);

@@ -248,8 +248,42 @@ class ResultsDbTest : public QObject {
     QCOMPARE(sqlite3_exec(raw, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(raw);
     QVERIFY(refused(other, "not a results database"));
+    // A results database altered by hand: each defect named with the run and where it is.
     const fs::path file = db_path("one-run");
     record("kgf-burst", file);
+    auto altered = [&](const std::string& name, const char* sql) {
+      const fs::path copy = dir / (name + ".sqlite");
+      fs::copy_file(file, copy, fs::copy_options::overwrite_existing);
+      sqlite3* db = nullptr;
+      sqlite3_open(copy.c_str(), &db);
+      const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+      sqlite3_close(db);
+      if (rc != SQLITE_OK) qWarning("%s: %s failed", name.c_str(), sql);
+      return copy;
+    };
+    auto unreadable = [](const fs::path& copy, const std::string& expected) {
+      try {
+        ResultsDbFile::open(copy)->read(0);
+      } catch (const ResultError& e) {
+        const std::string message = e.what();
+        if (message.rfind(copy.string() + ": ", 0) == 0 &&
+            message.find(expected) != std::string::npos) {
+          return true;
+        }
+        qWarning("%s", message.c_str());
+      }
+      return false;
+    };
+    QVERIFY(refused(altered("version", "UPDATE meta SET value = '9' WHERE key = 'schema_version'"),
+                    "results database schema version '9', this build reads 1"));
+    QVERIFY(unreadable(altered("bad-point", "UPDATE series SET t = 'x' WHERE rowid = 2"),
+                       "run 0: /hosts/kgf.example.org/series/"));
+    QVERIFY(unreadable(
+        altered("deep",
+                "INSERT INTO scalars VALUES (0, '/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a', 1)"),
+        "run 0: /a/a/a"));
+    QVERIFY(unreadable(altered("no-pointer", "INSERT INTO scalars VALUES (0, 'seed', 1)"),
+                       "run 0: 'seed' is no JSON Pointer"));
     try {
       ResultsDbFile::open(file)->read(7);
       QFAIL("run 7 was read");
