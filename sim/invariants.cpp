@@ -203,6 +203,16 @@ void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
   }
 }
 
+void InvariantChecker::network_failure(std::uint64_t tag, const std::string& authority,
+                                       const std::string& error) {
+  auto server = scenario_.servers.find(authority);
+  if (server == scenario_.servers.end()) return;  // no server there: failing is right
+  const ServerSpec& spec = server->second;
+  if (spec.network_failure > 0 || spec.fault.probability > 0) return;
+  violation("request " + std::to_string(tag + 1) + ": a network failure (" + error + ") from " +
+            authority + ", whose server injects none");
+}
+
 void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
   if (carried != sent_total_) {
     violation("the servers were sent " + std::to_string(carried) + " attempts, the recorder saw " +

@@ -53,6 +53,11 @@ class InvariantChecker final : public RunWatcher {
   void settled(std::uint64_t tag, const std::string& authority, Instant at, bool refusal,
                std::optional<Duration> retry_after) override;
   void completed(std::uint64_t tag, const Completion& c) override;
+  /// A network failure from a server that injects none (no `network_failure`, no `fault`) is a
+  /// fault of the transport or the servers' hosting: in the simulator it cannot happen, over
+  /// loopback HTTP it is a defect of the lab (a connection reused after the server closed it).
+  void network_failure(std::uint64_t tag, const std::string& authority,
+                       const std::string& error) override;
 
  private:
   /// What one (query, host) pair is held to, with direct pointers to its counters so the checks

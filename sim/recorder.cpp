@@ -163,6 +163,9 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
     }
     trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), &result, retry_after,
                to_string(result.kind));
+    if (watcher_ && result.kind == AttemptResult::Kind::network) {
+      watcher_->network_failure(a->tag, h.name, result.error);
+    }
     if (watcher_) watcher_->settled(a->tag, h.name, clock_.now(), refusal, retry_after);
   }
   a->handler(std::move(result));

@@ -33,6 +33,9 @@ class RunWatcher {
   virtual void settled(std::uint64_t /*tag*/, const std::string& /*authority*/, Instant /*at*/,
                        bool /*refusal*/, std::optional<Duration> /*retry_after*/) {}
   virtual void completed(std::uint64_t /*tag*/, const Completion& /*c*/) {}
+  /// An attempt to `authority` failed in the network (before `settled` is told of it).
+  virtual void network_failure(std::uint64_t /*tag*/, const std::string& /*authority*/,
+                               const std::string& /*error*/) {}
 };
 
 class Recorder final : public EngineObserver {

@@ -319,5 +319,35 @@ TEST(Runner, FaultsAreNetworkFailuresOrTimeouts) {
   }
 }
 
+// A network failure is what a server's `network_failure` or `fault` injects; from a server that
+// injects none it is a defect of the transport or the hosting (a live run's stale connection).
+TEST(Invariants, ANetworkFailureFromAServerThatInjectsNoneIsAViolation) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {
+      "clean.org": {"model": "sequence", "responses": [{"status": 200}]},
+      "lossy.org": {"model": "sequence", "responses": [{"status": 200}], "network_failure": 0.1},
+      "faulty.org": {"model": "sequence", "responses": [{"status": 200}],
+                     "fault": {"kind": "reset", "probability": 0.1}}},
+    "queries": [{"name": "q", "requests": [{"host": "clean.org", "count": 1}]}]
+  })");
+  InvariantChecker c(s);
+  c.add_client(nullptr);
+  const char* hosts[] = {"clean.org", "lossy.org", "faulty.org", "nowhere.org"};
+  for (std::uint64_t tag = 0; tag < 4; ++tag) {
+    c.issued(tag, 0, hosts[tag], Instant{0s});
+    c.sent(tag, hosts[tag], Instant{0s});
+    c.network_failure(tag, hosts[tag], "read: end of stream");
+    c.settled(tag, hosts[tag], Instant{1s}, false, std::nullopt);
+    c.completed(tag, Completion{});
+  }
+  Json result = {{"hosts", Json::object()}};
+  for (const char* host : hosts) result["hosts"][host] = {{"starts", 1}, {"max_in_flight", 1}};
+  auto v = c.finish(result, 4);
+  ASSERT_EQ(v.size(), 1u) << v.back();
+  EXPECT_EQ(v[0],
+            "request 1: a network failure (read: end of stream) from clean.org, whose server "
+            "injects none");
+}
+
 }  // namespace
 }  // namespace pacing::sim
