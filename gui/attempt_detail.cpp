@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/http.hpp"
+
 namespace pacing::gui {
 
 HostAttempts::HostAttempts(std::vector<double> sent, std::vector<double> settled,
@@ -47,6 +49,23 @@ std::vector<Refusal> HostAttempts::refusals(double x0, double x1, std::uint32_t 
     out.back().host = host;
   }
   return out;
+}
+
+void HostAttemptsBuilder::add(double sent, double settled, std::optional<int> status,
+                              std::optional<double> retry_after) {
+  sent_.push_back(sent);
+  settled_.push_back(settled);
+  if (status && is_refusal(*status, retry_after.has_value())) {
+    refusals_.push_back(Refusal{settled, *status, retry_after, 0});
+  }
+}
+
+std::shared_ptr<const HostAttempts> HostAttemptsBuilder::build() {
+  if (sent_.empty()) return nullptr;
+  auto built = std::make_shared<const HostAttempts>(std::move(sent_), std::move(settled_),
+                                                    std::move(refusals_));
+  *this = HostAttemptsBuilder{};
+  return built;
 }
 
 bool finer_than_stored(const Entity& entity, double x0, double x1, int columns) {

@@ -4,6 +4,7 @@
 // `series_resolution`). Read from a results database (`--db`, see results_db_file.hpp). No Qt.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,22 @@ class HostAttempts {
  private:
   std::vector<double> sent_, settled_;  // each sorted
   std::vector<Refusal> refusals_;       // by settle time
+};
+
+/// Gathers one host's attempts, in any order, into a HostAttempts: the one place that decides
+/// which attempts were refusals (the core's is_refusal), for every source of attempts.
+class HostAttemptsBuilder {
+ public:
+  /// An attempt sent at `sent`, settled at `settled`; its answer's status and parsed Retry-After
+  /// delay when it had them.
+  void add(double sent, double settled, std::optional<int> status,
+           std::optional<double> retry_after);
+  /// What was added (null when nothing was); the builder is empty again.
+  std::shared_ptr<const HostAttempts> build();
+
+ private:
+  std::vector<double> sent_, settled_;
+  std::vector<Refusal> refusals_;
 };
 
 /// Where a run's attempts come from (a results database); shared by the copies of a RunData.

@@ -242,7 +242,10 @@ void ChartStack::set_time_window(double x0, double x1) {
   update_from_attempts();
   // Say where the in-flight lines come from when it is not the stored series.
   QString title = chart_text(ChartKind::in_flight).title;
-  if (lines_from_attempts() > 0) title += " · from attempts";
+  if (lines_from_attempts() > 0) {  // before the parenthesis, so that eliding keeps it
+    const qsizetype at = title.indexOf(" (");
+    title.insert(at < 0 ? title.size() : at, " · from attempts");
+  }
   chart(ChartKind::in_flight)->setTitle(title);
   // Each value axis fits what the window shows (a zoom into a quiet stretch is readable), and
   // undoes the value zoom a rubber band not of the full height would make.

@@ -252,20 +252,13 @@ std::shared_ptr<const HostAttempts> ResultsDbFile::host_attempts(std::int64_t id
           "SELECT sent, settled, status, retry_after FROM attempts WHERE run = ? AND host = ? AND "
           "sent IS NOT NULL ORDER BY sent");
   q.bind(1, id).bind(2, host);
-  std::vector<double> sent, settled;
-  std::vector<Refusal> refusals;
+  HostAttemptsBuilder attempts;
   while (q.next()) {
-    sent.push_back(q.real(0));
-    settled.push_back(q.real(1));
-    if (q.null(2)) continue;
-    const auto status = static_cast<int>(q.integer(2));
-    if (!is_refusal(status, !q.null(3))) continue;
-    Refusal r{q.real(1), status, std::nullopt, 0};
-    if (!q.null(3)) r.retry_after = q.real(3);
-    refusals.push_back(r);
+    attempts.add(q.real(0), q.real(1),
+                 q.null(2) ? std::nullopt : std::optional(static_cast<int>(q.integer(2))),
+                 q.null(3) ? std::nullopt : std::optional(q.real(3)));
   }
-  if (sent.empty()) return nullptr;
-  return std::make_shared<HostAttempts>(std::move(sent), std::move(settled), std::move(refusals));
+  return attempts.build();
 }
 
 }  // namespace pacing::gui

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gui/app/attempt_memory.hpp"
 #include "gui/app/charts_tab.hpp"
 #include "gui/app/clients_tab.hpp"
 #include "gui/app/run_worker.hpp"
@@ -33,16 +34,22 @@ namespace {
 const QString kResultFiles = "Results (*.json *.sqlite *.db);;All files (*)";
 
 /// A run of `scenario` with `strategy` (empty: the scenario's own), made on the worker thread.
+/// Its attempts are kept, so that zooming finer than the stored series draws them.
 RunData simulate(const sim::Scenario& scenario, const std::string& strategy) {
   sim::RunOptions options;
   if (!strategy.empty()) options.strategy = strategy;
+  auto attempts = std::make_shared<AttemptMemory>();
+  options.attempts = attempts.get();
   sim::RunOutcome outcome = sim::run_scenario(scenario, options);
   if (!outcome.violations.empty()) {
     std::string message = "the run broke the core's invariants:";
     for (const auto& v : outcome.violations) message += "\n  " + v;
     throw std::runtime_error(message);
   }
-  return read_run(outcome.result);
+  RunData run = read_run(outcome.result);
+  attempts->seal();
+  run.detail = std::move(attempts);
+  return run;
 }
 
 RunData load_result(const std::filesystem::path& file) {

@@ -13,6 +13,7 @@
 
 #include "gui/app/main_window.hpp"
 #include "gui/app/runs_panel.hpp"
+#include "gui/app/scenario_panel.hpp"
 #include "gui/chart_stack.hpp"
 #include "gui/results_db_file.hpp"
 #include "tests/gui/helpers.hpp"
@@ -219,6 +220,36 @@ class ResultsDbTest : public QObject {
     const RunData* current = window.runs_panel()->current_run();
     QVERIFY(current && current->detail);
     QVERIFY(current->label == "two-runs #0" || current->label == "two-runs #1");
+  }
+
+  void a_run_made_in_the_window_keeps_the_attempts_a_database_would_give() {
+    // Timeouts (timeout-contamination) and refusals with Retry-After (dbpedia-405).
+    for (const std::string name : {"timeout-contamination", "dbpedia-405"}) {
+      MainWindow window(PACING_SCENARIO_DIR);
+      QVERIFY(window.scenario_panel()->open_scenario(shipped(name)));
+      QSignalSpy done(&window, &MainWindow::work_finished);
+      window.run_scenario(false);
+      QVERIFY(done.wait(60000));
+      const RunData* made = window.runs_panel()->current_run();
+      QVERIFY(made && made->detail);
+      // The same run through a database: the same attempts, the same refusals.
+      const fs::path file = db_path("window-run");
+      record(name, file);
+      const RunData read = ResultsDbFile::open(file)->read(0);
+      std::size_t refusals = 0;
+      for (const auto& host : read.hosts) {
+        const auto in_memory = made->detail->host(host->key);
+        const auto in_db = read.detail->host(host->key);
+        QVERIFY(in_memory && in_db);
+        QCOMPARE(in_memory->attempts(), in_db->attempts());
+        const double end = read.end_time();
+        QVERIFY(same_steps(in_memory->in_flight(0, end), in_db->in_flight(0, end)));
+        QVERIFY(same_refusals(in_memory->refusals(0, end, 0), in_db->refusals(0, end, 0)));
+        refusals += in_db->refusals(0, end, 0).size();
+      }
+      QCOMPARE(static_cast<double>(refusals), read.summary.refusals);
+      QVERIFY(name != "dbpedia-405" || refusals > 0);
+    }
   }
 
   void what_is_not_a_results_database_is_refused_naming_the_file() {
