@@ -159,10 +159,14 @@ std::shared_ptr<ResultsDbFile> ResultsDbFile::open(const fs::path& file) {
 
 std::vector<DbRunInfo> ResultsDbFile::runs() const {
   std::lock_guard lock(mutex_);
-  Query q(*this, "SELECT run, scenario, strategy, seed FROM runs ORDER BY run");
+  Query q(*this,
+          "SELECT run, scenario, strategy, seed, combination, replication, parameters FROM runs "
+          "ORDER BY run");
   std::vector<DbRunInfo> out;
+  auto optional = [&](int i) { return q.null(i) ? std::nullopt : std::optional(q.integer(i)); };
   while (q.next()) {
-    out.push_back({q.integer(0), q.text(1), q.text(2), static_cast<std::uint64_t>(q.integer(3))});
+    out.push_back({q.integer(0), q.text(1), q.text(2), static_cast<std::uint64_t>(q.integer(3)),
+                   optional(4), optional(5), q.text(6)});
   }
   return out;
 }

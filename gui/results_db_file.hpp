@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct DbRunInfo {
   std::int64_t id = 0;
   std::string scenario, strategy;
   std::uint64_t seed = 0;
+  std::optional<std::int64_t> combination, replication;  ///< sweeps (and a leaderboard's seeds)
+  std::string parameters;  ///< JSON: the fields a sweep set, {"/pointer": value}
 };
 
 /// An open results database, read only. Safe to use from several threads (one query at a time).

@@ -14,8 +14,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: pacing-lab-gui [FILE...] [Qt options such as -platform offscreen]\n"
     "Run, compare and teach request pacing. Each FILE is opened: a result.json as a run, a\n"
-    "results database (--db FILE.sqlite) as its runs (the first 12), anything else as the\n"
-    "scenario (the shipped scenarios are listed in the window).\n"
+    "results database (--db FILE.sqlite) as its runs (picked from a list past 12), anything\n"
+    "else as the scenario (the shipped scenarios are listed in the window).\n"
     "  -h, --help     print this and exit\n"
     "  --version      print the version and exit\n";
 

@@ -15,6 +15,7 @@
 #include "gui/app/attempt_memory.hpp"
 #include "gui/app/charts_tab.hpp"
 #include "gui/app/clients_tab.hpp"
+#include "gui/app/run_picker.hpp"
 #include "gui/app/run_worker.hpp"
 #include "gui/app/runs_panel.hpp"
 #include "gui/app/scenario_panel.hpp"
@@ -190,39 +191,46 @@ void MainWindow::open_result(const std::filesystem::path& file) {
 }
 
 void MainWindow::open_database(const std::filesystem::path& file) {
-  std::shared_ptr<ResultsDbFile> db;
   std::vector<DbRunInfo> runs;
   try {
-    db = ResultsDbFile::open(file);
-    runs = db->runs();
+    runs = ResultsDbFile::open(file)->runs();
   } catch (const ResultError& e) {
     return show_problem(QString::fromUtf8(e.what()));
   }
   if (runs.empty()) return show_problem(QString::fromStdString(file.string() + ": no runs"));
-  // A sweep's database can hold thousands of runs: the first ones, and say so.
-  const std::size_t shown = std::min(runs.size(), kDatabaseRuns);
+  std::vector<std::int64_t> ids;
+  if (runs.size() <= kDatabaseRuns) {
+    for (const DbRunInfo& r : runs) ids.push_back(r.id);
+  } else {  // a sweep's or a leaderboard's: the user picks
+    RunPicker picker(runs, kDatabaseRuns, this);
+    if (picker.exec() != QDialog::Accepted) return;
+    ids = picker.chosen();
+    if (ids.empty()) return;
+  }
+  open_database_runs(file, ids);
+}
+
+void MainWindow::open_database_runs(const std::filesystem::path& file,
+                                    const std::vector<std::int64_t>& ids) {
+  std::shared_ptr<ResultsDbFile> db;
+  try {
+    db = ResultsDbFile::open(file);
+  } catch (const ResultError& e) {
+    return show_problem(QString::fromUtf8(e.what()));
+  }
   std::vector<RunTask> tasks;
-  for (std::size_t i = 0; i < shown; ++i) {
-    const DbRunInfo info = runs[i];
-    const std::string label = runs.size() == 1
-                                  ? file.stem().string()
-                                  : file.stem().string() + " #" + std::to_string(info.id);
-    tasks.push_back({QString::fromStdString("loading run " + std::to_string(info.id) + " of " +
+  for (const std::int64_t id : ids) {
+    const std::string label = file.stem().string() + " #" + std::to_string(id);
+    tasks.push_back({QString::fromStdString("loading run " + std::to_string(id) + " of " +
                                             file.filename().string()),
-                     [db, info, label] {
-                       RunData run = db->read(info.id);
+                     [db, id, label] {
+                       RunData run = db->read(id);
                        run.label = label;
                        return run;
                      }});
   }
   if (!worker_->start(std::move(tasks))) {
-    return show_problem("Still busy: wait for the runs to finish, or cancel them.");
-  }
-  if (shown < runs.size()) {
-    statusBar()->showMessage(QString("%1: showing its first %2 of %3 runs")
-                                 .arg(QString::fromStdString(file.filename().string()))
-                                 .arg(shown)
-                                 .arg(runs.size()));
+    show_problem("Still busy: wait for the runs to finish, or cancel them.");
   }
 }
 

@@ -29,9 +29,12 @@ class MainWindow : public QMainWindow {
   void open_file(const std::filesystem::path& file);
   /// Loads a result.json on the worker thread (large results stay responsive).
   void open_result(const std::filesystem::path& file);
-  /// Opens the runs of a results database (`--db`; its first kDatabaseRuns runs), whose charts
-  /// are drawn from the attempts when zoomed finer than the stored series.
+  /// Opens the runs of a results database (`--db`), whose charts are drawn from the attempts
+  /// when zoomed finer than the stored series: all of them when it holds at most kDatabaseRuns,
+  /// else those the user picks (RunPicker).
   void open_database(const std::filesystem::path& file);
+  /// Opens these runs of a results database, labelled "FILE-STEM #ID".
+  void open_database_runs(const std::filesystem::path& file, const std::vector<std::int64_t>& ids);
   static constexpr std::size_t kDatabaseRuns = 12;
   /// Runs the loaded scenario with the form's settings (once, or once per strategy).
   void run_scenario(bool every_strategy);

@@ -5,6 +5,9 @@
 
 #include <sqlite3.h>
 
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QtCharts/QLineSeries>
@@ -12,6 +15,7 @@
 #include <fstream>
 
 #include "gui/app/main_window.hpp"
+#include "gui/app/run_picker.hpp"
 #include "gui/app/runs_panel.hpp"
 #include "gui/app/scenario_panel.hpp"
 #include "gui/chart_stack.hpp"
@@ -220,6 +224,39 @@ class ResultsDbTest : public QObject {
     const RunData* current = window.runs_panel()->current_run();
     QVERIFY(current && current->detail);
     QVERIFY(current->label == "two-runs #0" || current->label == "two-runs #1");
+    // The runs a picker chose, by id.
+    window.open_database_runs(file, {1});
+    QVERIFY(done.wait(60000));
+    QCOMPARE(window.runs_panel()->count(), 3);
+    QCOMPARE(window.runs_panel()->current_run()->label, std::string("two-runs #1"));
+    QCOMPARE(window.runs_panel()->current_run()->strategy, std::string("comunica"));
+  }
+
+  void a_database_of_many_runs_lists_them_to_pick_from() {
+    std::vector<DbRunInfo> runs;
+    for (std::int64_t id = 0; id < 30; ++id) {
+      runs.push_back({id, "tune-qlever", id % 2 ? "comunica" : "throttle",
+                      static_cast<std::uint64_t>(id / 2 + 1), id / 10, id % 10,
+                      R"({"/client/inFlight":)" + std::to_string(id / 10 + 1) + "}"});
+    }
+    RunPicker picker(runs, 12);
+    QCOMPARE(picker.list()->count(), 30);
+    QCOMPARE(
+        picker.list()->item(13)->text(),
+        QString(R"(run 13 · tune-qlever · comunica · seed 7 · combination 1 · replication 3 · )"
+                R"({"/client/inFlight":2})"));
+    QCOMPARE(picker.chosen().size(), std::size_t{12});
+    QCOMPARE(picker.chosen().back(), std::int64_t{11});
+    // Untick all, filter to one combination's comunica runs, tick what is shown.
+    for (QPushButton* b : picker.findChildren<QPushButton*>()) {
+      if (b->text() == "Untick all") b->click();
+    }
+    QVERIFY(picker.chosen().empty());
+    picker.filter()->setText("combination 2 · replication 1");
+    for (QPushButton* b : picker.findChildren<QPushButton*>()) {
+      if (b->text() == "Tick the shown") b->click();
+    }
+    QCOMPARE(picker.chosen(), std::vector<std::int64_t>{21});
   }
 
   void a_run_made_in_the_window_keeps_the_attempts_a_database_would_give() {
