@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "gui/attempt_detail.hpp"
+
 namespace pacing::gui {
 
 namespace {
@@ -33,6 +35,16 @@ void write_steps(std::ostream& out, const std::string& prefix, const char* name,
   }
 }
 
+/// The host's attempts when the run has them (null otherwise, or when they cannot be read).
+std::shared_ptr<const HostAttempts> attempts_of(const RunData& run, const Entity& host) {
+  if (!run.detail) return nullptr;
+  try {
+    return run.detail->host(host.key);
+  } catch (const ResultError&) {
+    return nullptr;  // the database went away: what the run stored
+  }
+}
+
 }  // namespace
 
 void write_csv(std::ostream& out, const std::vector<RunData>& runs) {
@@ -42,12 +54,17 @@ void write_csv(std::ostream& out, const std::vector<RunData>& runs) {
     for (const auto* list : {&run.hosts, &run.groups}) {
       for (const auto& e : *list) {
         const std::string prefix = label + (e->group ? ",group," : ",host,") + field(e->key) + ",";
-        write_steps(out, prefix, "in_flight", e->in_flight);
+        const auto attempts = e->group ? nullptr : attempts_of(run, *e);
+        const bool exact_in_flight = attempts && e->resolution > 0;
+        const bool every_refusal = attempts && e->refusal_markers_every > 1;
+        const double end = run.end_time();
+        write_steps(out, prefix, "in_flight",
+                    exact_in_flight ? attempts->in_flight(0, end) : e->in_flight);
         write_steps(out, prefix, "queued", e->queued);
         write_steps(out, prefix, "interval", e->interval);
         write_steps(out, prefix, "paused_until", e->paused_until);
         write_steps(out, prefix, "completed", e->completed);
-        for (const Refusal& r : e->refusals) {
+        for (const Refusal& r : every_refusal ? attempts->refusals(0, end, 0) : e->refusals) {
           out << prefix << "refusal," << number(r.t) << ',' << r.status << ','
               << (r.retry_after ? number(*r.retry_after) : std::string()) << '\n';
         }

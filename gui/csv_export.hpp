@@ -1,6 +1,9 @@
 #pragma once
-// Exporting runs' exact data (every change point, every refusal) as CSV, for spreadsheets and
-// scripts: the charts show a reduction, the export never does.
+// Exporting runs' data as CSV, for spreadsheets and scripts: every change point and refusal the
+// run holds (the charts show a reduction, the export never does). A host's in-flight count and
+// refusals come from the run's attempts, exact, when the run has them (a run made in the GUI or
+// read from a results database) and its result stored them coarser (series_resolution,
+// refusal_markers_every); the other series as stored.
 
 #include <ostream>
 #include <vector>

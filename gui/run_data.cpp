@@ -141,6 +141,7 @@ std::shared_ptr<Entity> read_entity(const std::string& key, const Json& node,
   e->group = group;
   if (!group) e->starts = number(node, "starts", pointer, false);
   e->resolution = number(node, "series_resolution", pointer, false);
+  e->refusal_markers_every = std::max(1.0, number(node, "refusal_markers_every", pointer, false));
   auto series = node.find("series");
   if (series == node.end()) return e;
   const std::string sp = pointer + "/series";

@@ -62,6 +62,8 @@ struct Entity {
   /// The width of the bins its series were merged into, seconds (result.json
   /// `series_resolution`); 0 when every change is kept.
   double resolution = 0;
+  /// Every how many refusals one was kept as a marker (result.json `refusal_markers_every`).
+  double refusal_markers_every = 1;
   /// A crowd's population (result.json `clients`): `in_flight` is the sum over its clients, the
   /// other series are empty (learned state is each client's own).
   bool population = false;

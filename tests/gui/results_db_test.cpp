@@ -13,12 +13,14 @@
 #include <QtCharts/QLineSeries>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "gui/app/main_window.hpp"
 #include "gui/app/run_picker.hpp"
 #include "gui/app/runs_panel.hpp"
 #include "gui/app/scenario_panel.hpp"
 #include "gui/chart_stack.hpp"
+#include "gui/csv_export.hpp"
 #include "gui/results_db_file.hpp"
 #include "tests/gui/helpers.hpp"
 
@@ -287,6 +289,38 @@ class ResultsDbTest : public QObject {
       QCOMPARE(static_cast<double>(refusals), read.summary.refusals);
       QVERIFY(name != "dbpedia-405" || refusals > 0);
     }
+  }
+
+  void the_csv_of_a_run_with_attempts_has_every_change_and_every_refusal() {
+    auto rows = [](const RunData& run, const std::string& series) {
+      std::ostringstream out;
+      write_csv(out, {run});
+      std::istringstream lines(out.str());
+      std::size_t count = 0;
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find(",host,") != std::string::npos &&
+            line.find("," + series + ",") != std::string::npos) {
+          ++count;
+        }
+      }
+      return count;
+    };
+    // herd-retry-after keeps every other refusal as a marker; its attempts have all 3,800.
+    const fs::path herd = db_path("csv-herd");
+    const RunData herd_json = read_run(record("herd-retry-after", herd));
+    const RunData herd_db = ResultsDbFile::open(herd)->read(0);
+    QCOMPARE(rows(herd_json, "refusal"), std::size_t{1900});
+    QCOMPARE(rows(herd_db, "refusal"), std::size_t{3800});
+    QCOMPARE(rows(herd_db, "in_flight"), rows(herd_json, "in_flight"));  // stored whole: as is
+    // timeout-contamination stores its in-flight series coarser than its attempts.
+    const fs::path coarse = db_path("csv-coarse");
+    const RunData coarse_json = read_run(record("timeout-contamination", coarse));
+    const RunData coarse_db = ResultsDbFile::open(coarse)->read(0);
+    const auto attempts = coarse_db.detail->host(coarse_db.hosts[0]->key);
+    QCOMPARE(rows(coarse_json, "in_flight"), coarse_json.hosts[0]->in_flight.size());
+    QCOMPARE(rows(coarse_db, "in_flight"), attempts->in_flight(0, coarse_db.end_time()).size());
+    QVERIFY(rows(coarse_db, "in_flight") > rows(coarse_json, "in_flight"));
+    QCOMPARE(rows(coarse_db, "queued"), rows(coarse_json, "queued"));
   }
 
   void what_is_not_a_results_database_is_refused_naming_the_file() {
