@@ -229,9 +229,10 @@ RunData ResultsDbFile::read(std::int64_t id) const {
         if (!is_refusal(status, !refusals.null(3))) continue;
         auto h = result["hosts"].find(host);
         if (h == result["hosts"].end() || !h->is_object() || !h->contains("series")) continue;
+        // A REAL in the file: read as a double, and only a sane one narrowed.
         const Json every = h->value("refusal_markers_every", Json(1));
-        const std::int64_t stride =
-            every.is_number() ? std::max<std::int64_t>(every.get<std::int64_t>(), 1) : 1;
+        const double wanted = every.is_number() ? every.get<double>() : 1;
+        const auto stride = wanted >= 1 && wanted <= 1e15 ? static_cast<std::int64_t>(wanted) : 1;
         if (seen[host]++ % stride != 0) continue;
         (*h)["series"]["refusals"].push_back(
             Json::array({refusals.real(1), status, refusals.json(3)}));

@@ -353,9 +353,11 @@ class ResultsDbTest : public QObject {
     // A results database altered by hand: each defect named with the run and where it is.
     const fs::path file = db_path("one-run");
     record("kgf-burst", file);
-    auto altered = [&](const std::string& name, const char* sql) {
+    const fs::path herd = db_path("herd-run");
+    record("herd-retry-after", herd);  // with refusals
+    auto altered = [&](const std::string& name, const char* sql, const fs::path& from) {
       const fs::path copy = dir / (name + ".sqlite");
-      fs::copy_file(file, copy, fs::copy_options::overwrite_existing);
+      fs::copy_file(from, copy, fs::copy_options::overwrite_existing);
       sqlite3* db = nullptr;
       sqlite3_open(copy.c_str(), &db);
       const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
@@ -376,16 +378,26 @@ class ResultsDbTest : public QObject {
       }
       return false;
     };
-    QVERIFY(refused(altered("version", "UPDATE meta SET value = '9' WHERE key = 'schema_version'"),
-                    "results database schema version '9', this build reads 1"));
-    QVERIFY(unreadable(altered("bad-point", "UPDATE series SET t = 'x' WHERE rowid = 2"),
+    QVERIFY(refused(
+        altered("version", "UPDATE meta SET value = '9' WHERE key = 'schema_version'", file),
+        "results database schema version '9', this build reads 1"));
+    QVERIFY(unreadable(altered("bad-point", "UPDATE series SET t = 'x' WHERE rowid = 2", file),
                        "run 0: /hosts/kgf.example.org/series/"));
     QVERIFY(unreadable(
-        altered("deep",
-                "INSERT INTO scalars VALUES (0, '/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a', 1)"),
+        altered("deep", "INSERT INTO scalars VALUES (0, '/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a', 1)",
+                file),
         "run 0: /a/a/a"));
-    QVERIFY(unreadable(altered("no-pointer", "INSERT INTO scalars VALUES (0, 'seed', 1)"),
+    QVERIFY(unreadable(altered("no-pointer", "INSERT INTO scalars VALUES (0, 'seed', 1)", file),
                        "run 0: 'seed' is no JSON Pointer"));
+    // A marker stride no int64 holds (herd-retry-after's is 2) is taken as 1: every refusal a
+    // marker, no overflow narrowing it.
+    const fs::path huge = altered("huge-stride",
+                                  "UPDATE scalars SET value = 1e300 WHERE name = "
+                                  "'/hosts/gate.example.org/refusal_markers_every'",
+                                  herd);
+    const RunData stride = ResultsDbFile::open(huge)->read(0);
+    QCOMPARE(stride.hosts.at(0)->refusal_markers_every, 1e300);
+    QCOMPARE(stride.hosts.at(0)->refusals.size(), std::size_t{3800});
     try {
       ResultsDbFile::open(file)->read(7);
       QFAIL("run 7 was read");
