@@ -104,7 +104,8 @@ class IdMap {
 
   void grow() {
     std::vector<Slot> old = std::move(slots_);
-    const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
+    // Four slots to start with: a crowd has an engine per client, most holding a request or two.
+    const std::size_t capacity = old.empty() ? 4 : old.size() * 2;
     slots_ = std::vector<Slot>(capacity);
     shift_ = 64;
     for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;

@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/id_map.hpp"
 #include "core/limits.hpp"
+#include "core/sequential_id_map.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
 
@@ -115,7 +115,7 @@ class InvariantChecker final : public RunWatcher {
   std::deque<ClientChecks> clients_;  // a deque keeps each where routes point at it
   /// The requests not finished yet, by tag (a completed one is forgotten once no attempt of it
   /// is open: memory follows what is open).
-  IdMap<Tracked> requests_;
+  SequentialIdMap<Tracked> requests_;  // by tag
   std::map<std::string, HostCount, std::less<>> hosts_;
   std::uint64_t sent_total_ = 0;
 

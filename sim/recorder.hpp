@@ -15,6 +15,7 @@
 
 #include "core/engine.hpp"
 #include "core/id_map.hpp"
+#include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/attempt_log.hpp"
 #include "sim/crowd_stats.hpp"
@@ -165,7 +166,7 @@ class Recorder final : public EngineObserver {
   AttemptSink* attempts_;
   bool series_;
   RunWatcher* watcher_ = nullptr;
-  IdMap<RequestRecord> requests_;  // open requests by tag
+  SequentialIdMap<RequestRecord> requests_;  // open requests by tag
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0, succeeded_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0,
                 retries_ = 0;

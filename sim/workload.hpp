@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/id_map.hpp"
+#include "core/sequential_id_map.hpp"
 #include "core/url.hpp"
 #include "sim/invariants.hpp"
 #include "sim/memory_guard.hpp"
@@ -83,7 +83,7 @@ class Workload {
   std::map<std::size_t, std::optional<EngineSettings>> checked_limits_;
   std::map<const RequestEntry*, std::shared_ptr<const UrlParts>> urls_;
   std::vector<Cursor> cursors_;
-  IdMap<OpenRequest> open_;
+  SequentialIdMap<OpenRequest> open_;                  // by tag
   std::vector<bool> aborted_;                          // by query
   std::vector<SharedEngineSettings> shared_settings_;  ///< by population: its clients' one copy
   MemoryGuard memory_;

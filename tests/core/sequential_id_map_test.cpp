@@ -1,0 +1,89 @@
+// SequentialIdMap against std::map under random inserts, lookups and erasures: ids mostly
+// increasing (as request tags are), stragglers held for long (pages thin out and move them to the
+// hash table), and ids below the span held.
+
+#include "core/sequential_id_map.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace pacing {
+namespace {
+
+TEST(SequentialIdMap, BehavesAsAMapUnderRandomOperations) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    SequentialIdMap<std::uint64_t> map;
+    std::map<std::uint64_t, std::uint64_t> model;
+    std::uint64_t next = seed % 2 ? 0 : 1'000'000;  // the next fresh id
+    for (int op = 0; op < 40'000; ++op) {
+      // Fresh ids most of the time; sometimes any id from the start (below the span held).
+      const std::uint64_t id = rng() % 8 ? next++ : rng() % (next + 1);
+      switch (rng() % 4) {
+        case 0:
+        case 1: {
+          auto [value, fresh] = map.try_emplace(id, id * 7);
+          EXPECT_EQ(fresh, model.emplace(id, id * 7).second);
+          EXPECT_EQ(*value, model.at(id));
+          break;
+        }
+        case 2: {
+          // Erase an id held, most often an old one: pages empty out of order.
+          if (model.empty()) break;
+          auto it = model.lower_bound(rng() % (next + 1));
+          if (it == model.end()) it = model.begin();
+          EXPECT_TRUE(map.erase(it->first));
+          model.erase(it);
+          EXPECT_FALSE(map.erase(id + 1'000'000'000)) << "an id never held";
+          break;
+        }
+        default: {
+          const std::uint64_t* found = map.find(id);
+          ASSERT_EQ(found != nullptr, model.contains(id)) << "seed " << seed << " id " << id;
+          if (found) {
+            EXPECT_EQ(*found, model.at(id));
+          }
+        }
+      }
+      ASSERT_EQ(map.size(), model.size());
+    }
+    using Entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+    Entries seen;
+    map.for_each([&](std::uint64_t id, std::uint64_t value) { seen.emplace_back(id, value); });
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, Entries(model.begin(), model.end())) << "every entry, once";
+    for (const auto& [id, value] : model) EXPECT_TRUE(map.erase(id));
+    EXPECT_TRUE(map.empty());
+    EXPECT_EQ(map.find(0), nullptr);
+  }
+}
+
+TEST(SequentialIdMap, StragglersOfThinnedPagesStayFoundAndErasable) {
+  // One id in 100 held while the rest come and go: every page but the newest thins out.
+  SequentialIdMap<std::uint64_t> map;
+  for (std::uint64_t id = 0; id < 100'000; ++id) {
+    map.try_emplace(id, id * 3);
+    if (id >= 50 && (id - 50) % 100 != 0) map.erase(id - 50);
+  }
+  for (std::uint64_t id = 0; id < 100'000; ++id) {
+    const bool held = id % 100 == 0 || id >= 100'000 - 50;
+    const std::uint64_t* found = map.find(id);
+    ASSERT_EQ(found != nullptr, held) << id;
+    if (found) {
+      EXPECT_EQ(*found, id * 3);
+    }
+  }
+  EXPECT_EQ(map.size(), 1'000u + 50u);
+  EXPECT_FALSE(map.try_emplace(500, 0).second) << "a straggler is still there";
+  EXPECT_TRUE(map.try_emplace(501, 7).second) << "an id of a freed page can come back";
+  EXPECT_EQ(*map.find(501), 7u);
+  for (std::uint64_t id = 0; id < 100'000; ++id) map.erase(id);
+  EXPECT_TRUE(map.empty());
+}
+
+}  // namespace
+}  // namespace pacing
