@@ -60,7 +60,7 @@ struct Engine::Impl {
   std::weak_ptr<Impl> self;
 
   detail::RequestTable requests;                        // open requests by id, held in place
-  IdMap<RequestId> attempts;                            // in-flight attempt -> request
+  SequentialIdMap<RequestId> attempts;                  // in-flight attempt -> request
   std::unordered_map<std::string, HostState> entities;  // never erased: pointers stay valid
   std::vector<HostState*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;

@@ -14,7 +14,7 @@
 
 #include "core/clock.hpp"
 #include "core/engine.hpp"
-#include "core/id_map.hpp"
+#include "core/sequential_id_map.hpp"
 #include "core/url.hpp"
 
 namespace pacing::detail {
@@ -192,7 +192,7 @@ class RequestTable {
   // unused slots cost 10,000 clients 22 MiB (251.7 -> 273.8 MiB).
   std::vector<std::unique_ptr<OpenRequest>> slots_;
   std::vector<std::uint32_t> free_;
-  IdMap<std::uint32_t> index_;
+  SequentialIdMap<std::uint32_t> index_;  // request ids are handed out in order
 };
 
 /// A queue waiting for an instant (min-heap by time, then by order of pushing).

@@ -5,7 +5,8 @@
 // a hash table sends each new id to a random, cold slot, and nothing is rehashed as it grows.
 // A page that has thinned out (stragglers: requests held long among many that completed) moves
 // what it still holds to a hash table and is freed, so memory stays within a few times what is
-// held, whatever the order of erasure.
+// held, whatever the order of erasure; and while the map holds few ids, new ones go to the hash
+// table too (an engine of a crowd holds a request or two: a page would be most of its memory).
 // References to values are valid until the next insertion or erasure (keep ids, not pointers).
 
 #include <array>
@@ -28,7 +29,7 @@ class SequentialIdMap {
       std::optional<Value>& slot = page->slots[id & kMask];
       return slot ? &*slot : nullptr;
     }
-    return stragglers_.empty() ? nullptr : stragglers_.find(id);
+    return hashed_.empty() ? nullptr : hashed_.find(id);
   }
   const Value* find(std::uint64_t id) const { return const_cast<SequentialIdMap*>(this)->find(id); }
   bool contains(std::uint64_t id) const { return find(id) != nullptr; }
@@ -39,9 +40,11 @@ class SequentialIdMap {
     const std::uint64_t index = id >> kPageBits;
     Page* page = page_of(id);
     if (!page) {
-      // A page freed before, or one below the span: the id lives among the stragglers.
+      // Few held: hashed, and so are the ids of its page and below from now on.
+      if (index >= next_page_ && size_ < kThinnedOut) next_page_ = index + 1;
+      // A page freed before, one below the span, or few held: the id is hashed.
       if (index < next_page_) {
-        auto [value, fresh] = stragglers_.try_emplace(id, std::forward<Args>(args)...);
+        auto [value, fresh] = hashed_.try_emplace(id, std::forward<Args>(args)...);
         if (fresh) ++size_;
         return {value, fresh};
       }
@@ -59,7 +62,7 @@ class SequentialIdMap {
   bool erase(std::uint64_t id) {
     Page* page = page_of(id);
     if (!page) {
-      if (stragglers_.empty() || !stragglers_.erase(id)) return false;
+      if (hashed_.empty() || !hashed_.erase(id)) return false;
       --size_;
       return true;
     }
@@ -68,8 +71,9 @@ class SequentialIdMap {
     slot.reset();
     --size_;
     --page->held;
-    // The newest page is being filled: it stays, however few it holds.
-    if (id >> kPageBits != next_page_ - 1 && page->held <= kThinnedOut) retire(id >> kPageBits);
+    // The newest page is (or was last) being filled: it stays, however few it holds.
+    const std::uint64_t index = id >> kPageBits;
+    if (index != first_page_ + pages_.size() - 1 && page->held <= kThinnedOut) retire(index);
     return true;
   }
 
@@ -86,7 +90,7 @@ class SequentialIdMap {
         if (auto& slot = pages_[p]->slots[i]) fn(base + i, *slot);
       }
     }
-    stragglers_.for_each(fn);
+    hashed_.for_each(fn);
   }
 
   void clear() { *this = SequentialIdMap(); }
@@ -96,7 +100,7 @@ class SequentialIdMap {
   static constexpr std::uint64_t kPageSize = std::uint64_t{1} << kPageBits;
   static constexpr std::uint64_t kMask = kPageSize - 1;
   /// An erasure that leaves a page (not the newest) holding this few, a quarter of its slots,
-  /// moves them to `stragglers_` and frees the page: pages stay about 4 times what they hold at
+  /// moves them to `hashed_` and frees the page: pages stay about 4 times what they hold at
   /// most. Measured on bench_sim's 1M requests
   /// (2026-12-03): an eighth, 289 MiB peak and 2.9-3.0 s; a quarter, 254 MiB and 3.05-3.15 s; a
   /// half, 254 MiB and 3.2-3.3 s (the hash table alone: 242 MiB, 3.8-3.9 s).
@@ -109,7 +113,7 @@ class SequentialIdMap {
 
   Page* page_of(std::uint64_t id) const {
     const std::uint64_t index = id >> kPageBits;
-    if (index < first_page_ || index >= next_page_) return nullptr;
+    if (index < first_page_ || index - first_page_ >= pages_.size()) return nullptr;
     return pages_[index - first_page_].get();
   }
 
@@ -122,13 +126,13 @@ class SequentialIdMap {
     return *pages_.back();
   }
 
-  /// Frees page `index` (not the newest), its entries moved to `stragglers_`. One freed page is
+  /// Frees page `index` (not the newest), its entries moved to `hashed_`. One freed page is
   /// kept for the next new one: pages are freed and needed at the rate ids are.
   void retire(std::uint64_t index) {
     std::unique_ptr<Page>& page = pages_[index - first_page_];
     for (std::uint64_t i = 0; i < kPageSize && page->held > 0; ++i) {
       if (std::optional<Value>& slot = page->slots[i]) {
-        stragglers_.try_emplace((index << kPageBits) + i, std::move(*slot));
+        hashed_.try_emplace((index << kPageBits) + i, std::move(*slot));
         slot.reset();
         --page->held;
       }
@@ -144,13 +148,15 @@ class SequentialIdMap {
     }
   }
 
-  // Pages first_page_ .. next_page_ - 1, null when freed.
+  // Pages first_page_, first_page_ + 1, ..., null when freed; the last one is never freed.
   std::vector<std::unique_ptr<Page>> pages_;
   std::size_t leading_freed_ = 0;  ///< the freed pages at the front of `pages_`
   std::uint64_t first_page_ = 0;
-  std::uint64_t next_page_ = 0;  ///< past the newest page ever opened: older ids never get one
+  /// Past the newest page opened, or the newest id hashed while few were held: older ids never
+  /// get a page.
+  std::uint64_t next_page_ = 0;
   std::unique_ptr<Page> spare_;
-  IdMap<Value> stragglers_;  ///< the entries of pages freed while they still held some
+  IdMap<Value> hashed_;  ///< entries of pages freed while they still held some, or of few held
   std::size_t size_ = 0;
 };
 
