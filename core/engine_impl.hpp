@@ -64,14 +64,15 @@ struct Engine::Impl {
   std::unordered_map<std::string, HostState> entities;  // never erased: pointers stay valid
   std::vector<HostState*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
-  std::unordered_map<std::string, Gate> gates;
-  std::unordered_map<std::string, QueueId> queue_ids;
+  std::unordered_map<std::string, Gate> gates;  // the groups' (a host's own is in its queue)
+  /// Queues by key: a view of the queue's own `key` (it lives while the entry does).
+  std::unordered_map<std::string_view, QueueId> queue_ids;
   std::unordered_map<QueueId, Queue> queues;
   struct Resolution {
     std::weak_ptr<const RequestContext> context;  // a new context at a freed address re-resolves
     std::variant<EffectiveLimits, std::string> limits;
-    std::string queue_key;
-    QueueId queue = 0;  // the queue last found for it (ids are never reused: 0 or found = same)
+    /// The queue last found for these limits (ids are never reused: 0 or found = that queue).
+    QueueId queue = 0;
   };
   /// (context, authority); looked up by a string_view, so that a hit copies no string.
   using ResolutionKey = std::pair<const RequestContext*, std::string>;
@@ -127,7 +128,8 @@ struct Engine::Impl {
 
   void release_gate(Gate& g);
 
-  Constraint constraint(const EffectiveLimits::Part& part, bool group, const std::string& gate_key);
+  /// The constraint of a host or group `part`, held by `gate`.
+  Constraint constraint(const EffectiveLimits::Part& part, bool group, Gate& gate);
 
   /// The queue for a host under a context's limits, made on first use. Returns an error message
   /// when a limit that applies is invalid.

@@ -52,18 +52,17 @@ Gate& Engine::Impl::gate(const std::string& key, std::size_t cap) {
 void Engine::Impl::release_gate(Gate& g) {
   if (--g.users > 0) return;
   if (g.dirty) std::erase(dirty_gates, &g);
-  gates.erase(g.key);
+  if (!g.key.empty()) gates.erase(g.key);  // a queue's own gate goes with the queue
 }
 
-Constraint Engine::Impl::constraint(const EffectiveLimits::Part& part, bool group,
-                                    const std::string& gate_key) {
+Constraint Engine::Impl::constraint(const EffectiveLimits::Part& part, bool group, Gate& gate) {
   Constraint c;
   c.entity = &entity(part.key, group);
   c.interval = part.interval;
   if (c.interval > Duration::zero()) {
     c.rate = &rates[part.key + "|" + std::to_string(c.interval.count())];
   }
-  c.gate = &gate(gate_key, part.cap.value_or(kUnlimited));
+  c.gate = &gate;
   return c;
 }
 
@@ -85,13 +84,14 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
     r.context = ctx;
     r.limits = resolve_limits(settings.hosts, settings.in_flight, ctx->host_limits, ctx->in_flight,
                               url.authority, url.hostname);
-    if (auto* limits = std::get_if<EffectiveLimits>(&r.limits)) r.queue_key = limits->queue_key();
+    r.queue = 0;  // a context made where a freed one was has limits of its own
   }
   if (auto* err = std::get_if<std::string>(&r.limits)) return *err;
   const EffectiveLimits& limits = std::get<EffectiveLimits>(r.limits);
-  const std::string& qkey = r.queue_key;
   auto known = queues.find(r.queue);
+  std::string qkey;  // built only when the queue last found is gone
   if (known == queues.end()) {
+    qkey = limits.queue_key();
     if (auto it = queue_ids.find(qkey); it != queue_ids.end()) known = queues.find(it->second);
   }
   if (known != queues.end()) {
@@ -107,14 +107,17 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   QueueId id = ++next_queue;
   Queue& q = queues.try_emplace(id, &nodes).first->second;
   q.id = id;
-  q.key = qkey;
-  q.constraints.push_back(constraint(limits.host, false, qkey));
+  q.key = std::move(qkey);
+  q.host_gate.cap = limits.host.cap.value_or(kUnlimited);
+  q.host_gate.users = 1;
+  q.constraints.push_back(constraint(limits.host, false, q.host_gate));
   for (const EffectiveLimits::Part& g : limits.groups) {
-    q.constraints.push_back(
-        constraint(g, true, g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-")));
+    q.constraints.push_back(constraint(
+        g, true,
+        gate(g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-"), g.cap.value_or(kUnlimited))));
   }
   for (Constraint& c : q.constraints) c.entity->queues.insert(id);
-  queue_ids.emplace(qkey, id);
+  queue_ids.emplace(q.key, id);
   r.queue = id;
   return &q;
 }

@@ -67,7 +67,7 @@ struct Queue;
 struct Gate {
   explicit Gate(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
       : parked(nodes) {}
-  std::string key;
+  std::string key;  ///< in the engine's map of gates; empty for a queue's own host gate
   std::size_t cap = kUnlimited;
   std::size_t in_flight = 0;
   std::size_t users = 0;              ///< queues using the gate; it is released at zero
@@ -93,7 +93,9 @@ enum class Placement { none, ready, timed, parked };
 /// Requests for one host that were given the same limits (host and groups).
 struct Queue {
   explicit Queue(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
-      : waiting(nodes) {}
+      : waiting(nodes), host_gate(nodes) {}
+  Queue(const Queue&) = delete;  // constraints[0].gate points into it
+  Queue& operator=(const Queue&) = delete;
   QueueId id = 0;
   std::string key;
   std::vector<Constraint> constraints;       ///< [0] is the host, then its groups
@@ -108,6 +110,10 @@ struct Queue {
   Instant jitter_until = kLongAgo;
   /// Released (no request holds it) but kept for reuse; its place in the engine's idle list.
   std::optional<std::pmr::list<QueueId>::iterator> idle;
+  /// The host's in-flight cap under these limits, constraints[0].gate: its key would be the
+  /// queue's, so no other queue uses it, and it lives here rather than in a map of its own (a
+  /// node and a copy of the key less per host: a crowd has an engine per client).
+  Gate host_gate;
 };
 
 enum class RequestState { waiting, delayed, in_flight, settling };

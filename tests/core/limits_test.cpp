@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "tests/core/harness.hpp"
 
@@ -40,6 +42,24 @@ TEST_F(LimitsRules, EngineInFlightIsTheDefaultCap) {
   for (int i = 0; i < 5; ++i) get("https://a.org/x");
   clock.run();
   EXPECT_EQ(transport.sent.size(), 2u);
+}
+
+TEST_F(LimitsRules, AContextMadeWhereAFreedContextWasGetsItsOwnLimits) {
+  // Allocators reuse freed blocks: a caller's context made with `new` and freed, then a new one at
+  // the same address, must not be taken for the first (nor find the queue of the first's limits).
+  server = [](auto&) { return std::optional<Scripted>(Scripted{1s, reply(200)}); };
+  alignas(RequestContext) std::byte storage[sizeof(RequestContext)];
+  auto context_in_storage = [&storage](int cap) {
+    const auto* made = new (storage) RequestContext(with_limits({{"a.org", in_flight(cap)}}));
+    return std::shared_ptr<const RequestContext>(
+        made, [](const RequestContext* c) { c->~RequestContext(); });
+  };
+  get("https://a.org/x", context_in_storage(1));
+  clock.run();  // answered at 1 s: the request and its context are gone
+  const auto second = context_in_storage(3);
+  for (int i = 0; i < 3; ++i) get("https://a.org/x", second);
+  clock.run();
+  EXPECT_EQ(starts("a.org"), (Vec{0.0, 1.0, 1.0, 1.0}));
 }
 
 TEST_F(LimitsRules, ContextInFlightReplacesEngineDefault) {
