@@ -15,7 +15,8 @@ Clock::TimerId make_id(std::uint32_t slot, std::uint32_t generation) {
 Scheduler::Scheduler(std::chrono::system_clock::time_point epoch) : epoch_(epoch) {}
 
 std::chrono::system_clock::time_point Scheduler::wall_time(Instant at) const {
-  return epoch_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(at.time_since_epoch());
+  return epoch_ +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(at.time_since_epoch());
 }
 
 Clock::TimerId Scheduler::schedule(Instant at, std::function<void()> callback) {
