@@ -1,13 +1,14 @@
 #pragma once
 // A map from ids to values for ids handed out in increasing order and erased in any order (the
-// simulator's request tags). Entries live in pages of consecutive ids, so that ids issued close
-// in time sit close in memory: issuing a request touches the page being filled (in cache) where
-// a hash table sends each new id to a random, cold slot, and nothing is rehashed as it grows.
-// A page that has thinned out (stragglers: requests held long among many that completed) moves
-// what it still holds to a hash table and is freed, so memory stays within a few times what is
-// held, whatever the order of erasure; and while the map holds few ids, new ones go to the hash
-// table too (an engine of a crowd holds a request or two: a page would be most of its memory).
-// References to values are valid until the next insertion or erasure (keep ids, not pointers).
+// simulator's request tags, the engine's request and attempt ids). Entries live in pages of
+// consecutive ids, so that ids issued close in time sit close in memory: issuing a request touches
+// the page being filled (in cache) where a hash table sends each new id to a random, cold slot, and
+// nothing is rehashed as it grows. A page that has thinned out (stragglers: requests held long
+// among many that completed) moves what it still holds to a hash table and is freed, so memory
+// stays within a few times what is held, whatever the order of erasure; and while the map holds few
+// ids, new ones go to the hash table too (an engine of a crowd holds a request or two: a page would
+// be most of its memory). References to values are valid until the next insertion or erasure (keep
+// ids, not pointers).
 
 #include <array>
 #include <cstdint>

@@ -1,8 +1,8 @@
-// SequentialIdMap against std::map under random inserts, lookups and erasures: ids mostly
-// increasing (as request tags are), stragglers held for long (pages thin out and move them to the
-// hash table), and ids below the span held.
-
-#include "core/sequential_id_map.hpp"
+// The id maps (IdMap, SequentialIdMap) against std::map under random inserts, lookups and
+// erasures, each under both patterns of ids: random over a small or large space (long probe runs
+// and their wrap-around, which backward-shift deletion must handle) and mostly increasing as
+// request tags are (stragglers held long: pages thin out and move them to the hash table; ids
+// below the span held).
 
 #include <gtest/gtest.h>
 
@@ -11,18 +11,33 @@
 #include <random>
 #include <vector>
 
+#include "core/id_map.hpp"
+#include "core/sequential_id_map.hpp"
+
 namespace pacing {
 namespace {
 
-TEST(SequentialIdMap, BehavesAsAMapUnderRandomOperations) {
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+template <typename Map>
+class IdMaps : public ::testing::Test {};
+using Maps = ::testing::Types<IdMap<std::uint64_t>, SequentialIdMap<std::uint64_t>>;
+TYPED_TEST_SUITE(IdMaps, Maps);
+
+TYPED_TEST(IdMaps, BehaveAsAMapUnderRandomOperations) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     std::mt19937_64 rng(seed);
-    SequentialIdMap<std::uint64_t> map;
+    TypeParam map;
     std::map<std::uint64_t, std::uint64_t> model;
-    std::uint64_t next = seed % 2 ? 0 : 1'000'000;  // the next fresh id
+    // Odd seeds: random ids over a space of 64 or 100,000; even seeds: mostly increasing ids.
+    const bool increasing = seed % 2 == 0;
+    const std::uint64_t space = seed % 4 == 1 ? 64 : 100'000;
+    std::uint64_t next = seed % 4 == 0 ? 1'000'000 : 0;  // the next fresh id (increasing)
     for (int op = 0; op < 40'000; ++op) {
-      // Fresh ids most of the time; sometimes any id from the start (below the span held).
-      const std::uint64_t id = rng() % 8 ? next++ : rng() % (next + 1);
+      std::uint64_t id;
+      if (!increasing) {
+        id = rng() % space;
+      } else {
+        id = rng() % 8 ? next++ : rng() % (next + 1);  // sometimes any id from the start
+      }
       switch (rng() % 4) {
         case 0:
         case 1: {
@@ -32,9 +47,10 @@ TEST(SequentialIdMap, BehavesAsAMapUnderRandomOperations) {
           break;
         }
         case 2: {
-          // Erase an id held, most often an old one: pages empty out of order.
+          // Erase an id held (for increasing ids most often an old one: pages empty out of
+          // order), and one never held.
           if (model.empty()) break;
-          auto it = model.lower_bound(rng() % (next + 1));
+          auto it = model.lower_bound(increasing ? rng() % (next + 1) : id);
           if (it == model.end()) it = model.begin();
           EXPECT_TRUE(map.erase(it->first));
           model.erase(it);
