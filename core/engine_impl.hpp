@@ -68,11 +68,14 @@ struct Engine::Impl {
   /// Queues by key: a view of the queue's own `key` (it lives while the entry does).
   std::unordered_map<std::string_view, QueueId> queue_ids;
   std::unordered_map<QueueId, Queue> queues;
+  /// What a context's limits for one host came to. The limits themselves are not kept: the
+  /// queue built from them holds them, and when that queue is gone (released after idling) they
+  /// are resolved again. Keeping them cost a crowd about 90 bytes per client and host.
   struct Resolution {
     std::weak_ptr<const RequestContext> context;  // a new context at a freed address re-resolves
-    std::variant<EffectiveLimits, std::string> limits;
     /// The queue last found for these limits (ids are never reused: 0 or found = that queue).
     QueueId queue = 0;
+    std::string error;  ///< why the limits that apply are invalid; empty when they are valid
   };
   /// (context, authority); looked up by a string_view, so that a hit copies no string.
   using ResolutionKey = std::pair<const RequestContext*, std::string>;

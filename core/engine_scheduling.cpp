@@ -32,7 +32,7 @@ void Engine::Impl::notify_all(const Queue& q) {
 HostState& Engine::Impl::entity(const std::string& key, bool group) {
   auto [it, fresh] = entities.try_emplace(key, &nodes);
   if (fresh) {
-    it->second.key = key;
+    it->second.key = it->first;
     it->second.group = group;
     if (group) groups.push_back(&it->second);
   }
@@ -42,7 +42,7 @@ HostState& Engine::Impl::entity(const std::string& key, bool group) {
 Gate& Engine::Impl::gate(const std::string& key, std::size_t cap) {
   auto [it, fresh] = gates.try_emplace(key, &nodes);
   if (fresh) {
-    it->second.key = key;
+    it->second.key = it->first;
     it->second.cap = cap;
   }
   ++it->second.users;
@@ -52,7 +52,7 @@ Gate& Engine::Impl::gate(const std::string& key, std::size_t cap) {
 void Engine::Impl::release_gate(Gate& g) {
   if (--g.users > 0) return;
   if (g.dirty) std::erase(dirty_gates, &g);
-  if (!g.key.empty()) gates.erase(g.key);  // a queue's own gate goes with the queue
+  if (!g.key.empty()) gates.erase(std::string(g.key));  // a queue's own gate goes with the queue
 }
 
 Constraint Engine::Impl::constraint(const EffectiveLimits::Part& part, bool group, Gate& gate) {
@@ -80,18 +80,24 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   const bool fresh = cached == resolutions.end();
   if (fresh) cached = resolutions.try_emplace(ResolutionKey(ctx.get(), url.authority)).first;
   Resolution& r = cached->second;
+  std::optional<std::variant<EffectiveLimits, std::string>> resolved;
+  auto resolve = [&] {
+    resolved = resolve_limits(settings.hosts, settings.in_flight, ctx->host_limits, ctx->in_flight,
+                              url.authority, url.hostname);
+  };
   if (fresh || r.context.expired()) {
     r.context = ctx;
-    r.limits = resolve_limits(settings.hosts, settings.in_flight, ctx->host_limits, ctx->in_flight,
-                              url.authority, url.hostname);
     r.queue = 0;  // a context made where a freed one was has limits of its own
+    resolve();
+    auto* err = std::get_if<std::string>(&*resolved);
+    r.error = err ? *err : std::string();
   }
-  if (auto* err = std::get_if<std::string>(&r.limits)) return *err;
-  const EffectiveLimits& limits = std::get<EffectiveLimits>(r.limits);
+  if (!r.error.empty()) return r.error;
   auto known = queues.find(r.queue);
   std::string qkey;  // built only when the queue last found is gone
   if (known == queues.end()) {
-    qkey = limits.queue_key();
+    if (!resolved) resolve();
+    qkey = std::get<EffectiveLimits>(*resolved).queue_key();
     if (auto it = queue_ids.find(qkey); it != queue_ids.end()) known = queues.find(it->second);
   }
   if (known != queues.end()) {
@@ -104,6 +110,7 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
     return &q;
   }
 
+  const EffectiveLimits& limits = std::get<EffectiveLimits>(*resolved);
   QueueId id = ++next_queue;
   Queue& q = queues.try_emplace(id, &nodes).first->second;
   q.id = id;
@@ -116,7 +123,7 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
         g, true,
         gate(g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-"), g.cap.value_or(kUnlimited))));
   }
-  for (Constraint& c : q.constraints) c.entity->queues.insert(id);
+  for (Constraint& c : q.constraints) c.entity->queues.push_back(id);
   queue_ids.emplace(q.key, id);
   r.queue = id;
   return &q;
@@ -137,7 +144,7 @@ void Engine::Impl::release_queue(Queue& q) {
   unplace(q);
   for (Constraint& c : q.constraints) {
     release_gate(*c.gate);
-    c.entity->queues.erase(q.id);
+    std::erase(c.entity->queues, q.id);
   }
   queue_ids.erase(q.key);
   queues.erase(q.id);

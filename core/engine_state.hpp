@@ -8,8 +8,8 @@
 #include <memory>
 #include <memory_resource>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -29,7 +29,9 @@ inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max(
 struct HostState {
   explicit HostState(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
       : queues(nodes) {}
-  std::string key;
+  /// A view of the key of the engine's map entry holding it (a crowd has an engine per client:
+  /// one copy of each host's name per engine, not two).
+  std::string_view key;
   bool group = false;
   Instant last_start = kLongAgo;
   Duration learned{0};
@@ -47,12 +49,23 @@ struct HostState {
   Duration hint_steady{0};
   std::size_t in_flight = 0;
   std::size_t queued = 0;
-  std::pmr::set<QueueId> queues;  ///< queues using it, to re-time them when it shortens a wait
-  /// A group's pauses by the host whose refusal set them (entries in force only), so that
-  /// invalidating a host forgets what it taught the group and nothing else. Empty for hosts.
-  std::vector<std::pair<const HostState*, Instant>> pauses_by_host;
-  /// The hosts whose refusals set a group's learned interval since it was last forgotten.
-  std::vector<const HostState*> taught_by;
+  /// The queues using it, in the order they were made (ids increase), to re-time them when it
+  /// shortens a wait. Most hosts have one: a vector, not a set of nodes.
+  std::pmr::vector<QueueId> queues;
+  /// What a group's refusals came from, so that invalidating a host forgets what it taught the
+  /// group and nothing else.
+  struct GroupLedger {
+    /// The group's pauses by the host whose refusal set them (entries in force only).
+    std::vector<std::pair<const HostState*, Instant>> pauses_by_host;
+    /// The hosts whose refusals set the group's learned interval since it was last forgotten.
+    std::vector<const HostState*> taught_by;
+  };
+  /// Null until a group's first refusal; hosts never have one.
+  std::unique_ptr<GroupLedger> ledger;
+  GroupLedger& group_ledger() {
+    if (!ledger) ledger = std::make_unique<GroupLedger>();
+    return *ledger;
+  }
 };
 
 /// The last start among requests given one configured rate; outlives the queues using it.
@@ -67,7 +80,7 @@ struct Queue;
 struct Gate {
   explicit Gate(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
       : parked(nodes) {}
-  std::string key;  ///< in the engine's map of gates; empty for a queue's own host gate
+  std::string_view key;  ///< its key in the engine's map of gates; empty for a queue's own
   std::size_t cap = kUnlimited;
   std::size_t in_flight = 0;
   std::size_t users = 0;              ///< queues using the gate; it is released at zero

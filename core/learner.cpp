@@ -40,8 +40,11 @@ void Learner::double_interval(HostState& e, const HostState& host,
   if (settings_.rules.remember_refusal && started_under_current) e.refused_at = e.learned;
   // From the initial interval up, even after a long decay: a refusal always slows the host.
   e.learned = std::min(settings_.max_interval, std::max(settings_.initial_interval, e.learned * 2));
-  if (e.group && std::find(e.taught_by.begin(), e.taught_by.end(), &host) == e.taught_by.end()) {
-    e.taught_by.push_back(&host);
+  if (e.group) {
+    auto& taught_by = e.group_ledger().taught_by;
+    if (std::find(taught_by.begin(), taught_by.end(), &host) == taught_by.end()) {
+      taught_by.push_back(&host);
+    }
   }
 }
 
@@ -65,7 +68,7 @@ bool Learner::counts(const HostState& e, std::uint64_t started_epoch) const {
 
 void Learner::note_group_pause(HostState& group, const HostState& host, Instant until,
                                Instant now) const {
-  auto& pauses = group.pauses_by_host;
+  auto& pauses = group.group_ledger().pauses_by_host;
   std::erase_if(pauses, [now](const auto& entry) { return entry.second <= now; });
   auto it = std::find_if(pauses.begin(), pauses.end(),
                          [&host](const auto& entry) { return entry.first == &host; });
@@ -83,8 +86,7 @@ Change Learner::forget(HostState& e) const {
   e.learned = Duration::zero();
   e.refused_at = Duration::zero();
   e.paused_until = kLongAgo;
-  e.pauses_by_host.clear();
-  e.taught_by.clear();
+  e.ledger.reset();
   forget_hint(e);
   // Forgetting nothing is no change of the learned interval: the requests of a burst in flight
   // still count when they are refused.
@@ -95,7 +97,8 @@ Change Learner::forget(HostState& e) const {
 
 Change Learner::forget_host_in_group(HostState& group, const HostState& host) const {
   bool changed = false;
-  auto& pauses = group.pauses_by_host;
+  if (!group.ledger) return Change{};  // nothing was taught by any host
+  auto& pauses = group.ledger->pauses_by_host;
   if (std::erase_if(pauses, [&host](const auto& entry) { return entry.first == &host; }) > 0) {
     Instant until = kLongAgo;
     for (const auto& [by, end] : pauses) until = std::max(until, end);
@@ -104,8 +107,8 @@ Change Learner::forget_host_in_group(HostState& group, const HostState& host) co
   }
   // Doublings cannot be told apart by host: an interval the host helped set is forgotten whole,
   // and the group's other hosts teach it again if they must.
-  if (std::erase(group.taught_by, &host) > 0) {
-    group.taught_by.clear();
+  if (std::erase(group.ledger->taught_by, &host) > 0) {
+    group.ledger->taught_by.clear();
     if (group.learned != Duration::zero()) {
       group.learned = Duration::zero();
       group.refused_at = Duration::zero();
