@@ -85,23 +85,23 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   p.adds_user_agent = !s.settings.browser && !find_header(request.headers, "User-Agent");
   p.request = std::move(request);
 
-  std::shared_ptr<const UrlParts> url = p.request.parsed_url;
-  if (!url) {
+  // The URL, parsed once: the caller's parse when it gave one (the simulator shares one per
+  // request entry), else parsed here and kept in the request.
+  if (!p.request.parsed_url) {
     if (auto parts = parse_url(p.request.url))
-      url = std::make_shared<const UrlParts>(std::move(*parts));
+      p.request.parsed_url = std::make_shared<const UrlParts>(std::move(*parts));
   }
-  if (!url) {
+  if (!p.request.parsed_url) {
     s.fail_later(p, "not an absolute URL with a host: " + p.request.url);
     return p.id;
   }
-  auto queue = s.queue_for(*url, p.context);
+  auto queue = s.queue_for(*p.request.parsed_url, p.context);
   if (auto* err = std::get_if<std::string>(&queue)) {
     s.fail_later(p, "invalid limits: " + *err);
     return p.id;
   }
   Queue& q = *std::get<Queue*>(queue);
   p.queue = &q;
-  p.url = std::move(url);
   ++q.members;
   s.enqueue(q, p);
   s.pump();

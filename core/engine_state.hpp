@@ -145,9 +145,6 @@ struct OpenRequest {
   /// Its queue (null until it has one). A queue lives while it has members, and an
   /// unordered_map never moves its elements, so the pointer stays valid: no lookup per step.
   Queue* queue = nullptr;
-  /// Its URL, parsed: the caller's `Request::parsed_url` when it gave one (the simulator shares one
-  /// per request entry), else parsed once when the request was fetched.
-  std::shared_ptr<const UrlParts> url;
   RequestState state = RequestState::waiting;
   int attempts = 0;
   int retries = 0;
