@@ -15,6 +15,7 @@ InvariantChecker::InvariantChecker(const Scenario& scenario) : scenario_(scenari
 std::uint32_t InvariantChecker::add_client(const EngineSettings* limits) {
   ClientChecks& c = clients_.emplace_back();
   c.settings = limits;
+  if (limits) c.shared = &settings_checks_[limits];
   return static_cast<std::uint32_t>(clients_.size() - 1);
 }
 
@@ -32,9 +33,14 @@ InvariantChecker::Route InvariantChecker::route(std::size_t query, const std::st
   r.host = &h->second;  // map nodes stay put
   ClientChecks& c = clients_.at(client);
   r.client = &c;
-  auto [it, fresh] = c.limits.try_emplace({query, host});
+  r.limits = &unchecked_;
+  if (!c.settings) return r;
+  auto [it, fresh] = c.shared->limits.try_emplace({query, host});
+  if (fresh) resolve_limits(*c.settings, *c.shared, it->second, query, host);
   r.limits = &it->second;
-  if (fresh && c.settings) resolve_limits_for(c, it->second, query, host);
+  // The client's counters, grown to every index its settings use so far (zero, never started).
+  c.in_flight.resize(c.shared->in_flight.size(), 0);
+  c.last_start.resize(c.shared->rates.size(), Instant::min());
   return r;
 }
 
@@ -54,27 +60,25 @@ void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at)
   r.client = route.client;
 }
 
-void InvariantChecker::resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
-                                          const std::string& host) {
-  auto [cached, fresh] = resolutions_.try_emplace({client.settings, query, host});
-  if (fresh) {
-    const RequestContext& ctx = *scenario_.queries[query].context;
-    const EngineSettings& engine = *client.settings;
-    if (auto url = parse_url("https://" + host + "/")) {
-      auto resolved = resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits, ctx.in_flight,
-                                     url->authority, url->hostname);
-      if (auto* limits = std::get_if<EffectiveLimits>(&resolved)) cached->second = *limits;
-    }
-  }
-  if (!cached->second) return;
-  const EffectiveLimits* e = &*cached->second;
+void InvariantChecker::resolve_limits(const EngineSettings& engine, SettingsChecks& shared,
+                                      Limits& l, std::size_t query, const std::string& host) {
+  const RequestContext& ctx = *scenario_.queries[query].context;
+  auto url = parse_url("https://" + host + "/");
+  if (!url) return;
+  auto resolved = pacing::resolve_limits(engine.hosts, engine.in_flight, ctx.host_limits,
+                                         ctx.in_flight, url->authority, url->hostname);
+  const auto* e = std::get_if<EffectiveLimits>(&resolved);
+  if (!e) return;
   l.valid = true;
-  auto part = [&](const EffectiveLimits::Part& p, const std::string& counter) {
-    Part out{p.key, p.cap, p.interval, &client.in_flight[counter], nullptr, &client.pauses[p.key]};
+  auto index = [](std::map<std::string, std::uint32_t, std::less<>>& of, std::string key) {
+    return of.try_emplace(std::move(key), static_cast<std::uint32_t>(of.size())).first->second;
+  };
+  auto part = [&](const EffectiveLimits::Part& p, std::string counter) {
+    Part out{p.key,      p.cap,
+             p.interval, index(shared.in_flight, std::move(counter)),
+             kNoRate,    index(shared.entities, p.key)};
     if (p.interval > Duration::zero()) {
-      auto [slot, added] = client.last_start.try_emplace(
-          p.key + "|" + std::to_string(p.interval.count()), Instant::min());
-      out.last_start = &slot->second;
+      out.rate = index(shared.rates, p.key + "|" + std::to_string(p.interval.count()));
     }
     return out;
   };
@@ -110,21 +114,26 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
   ++h.starts;
   h.peak = std::max(h.peak, ++h.in_flight);
 
-  if (!r.client->settings || !r.limits->valid) return;
+  if (!r.limits->valid) return;
+  ClientChecks& client = *r.client;
   for (const Part& p : r.limits->parts) {
-    std::size_t n = ++*p.in_flight;
+    std::size_t n = ++client.in_flight[p.in_flight];
     if (p.cap && n > *p.cap) {
       violation(p.key + " has more than " + std::to_string(*p.cap) + " in flight at " +
                 at_text(at));
     }
-    if (p.last_start) {
-      if (*p.last_start != Instant::min() && at - *p.last_start < p.interval) {
+    if (p.rate != kNoRate) {
+      Instant& last_start = client.last_start[p.rate];
+      if (last_start != Instant::min() && at - last_start < p.interval) {
         violation(p.key + " started twice within its interval at " + at_text(at));
       }
-      *p.last_start = at;
+      last_start = at;
     }
     Instant until = Instant::min();
-    for (const auto& [by, end] : *p.pauses) until = std::max(until, end);
+    for (auto it = client.pauses.lower_bound({p.entity, std::string()});
+         it != client.pauses.end() && it->first.first == p.entity; ++it) {
+      until = std::max(until, it->second);
+    }
     if (at < until) {
       violation(p.key + " started at " + at_text(at) + " during a pause until " + at_text(until));
     }
@@ -148,14 +157,12 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
   --r.host->in_flight;
   if (r.completed) {
     // Its request completed first (an abandoned attempt): nothing more of it is checked.
-    if (r.client->settings && r.limits->valid) {
-      for (const Part& p : r.limits->parts) --*p.in_flight;
-    }
+    for (const Part& p : r.limits->parts) --r.client->in_flight[p.in_flight];
     requests_.erase(tag);
     return;
   }
 
-  if (!r.client->settings || !r.limits->valid) return;
+  if (!r.limits->valid) return;
   const Rules& rules = r.client->settings->rules;
   // With learning after release switched off, the refused request's place may go to another
   // start at the very instant of the refusal, before the pause is learned: pauses are checked
@@ -169,24 +176,23 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
     if (ctx.retry_delay_limit) pause = std::min(pause, *ctx.retry_delay_limit);
   }
   for (const Part& p : r.limits->parts) {
-    --*p.in_flight;
+    --r.client->in_flight[p.in_flight];
     if (pauses) {
-      Instant& until = (*p.pauses)[authority];
+      Instant& until =
+          r.client->pauses.try_emplace({p.entity, authority}, Instant::min()).first->second;
       until = std::max(until, at + pause);
     }
   }
 }
 
 void InvariantChecker::invalidated(std::optional<std::string> authority) {
-  // Entries stay (parts point at them). A host's invalidation forgets the pauses its refusals
-  // set, on itself and on its groups.
+  // A host's invalidation forgets the pauses its refusals set, on itself and on its groups.
   for (ClientChecks& client : clients_) {
-    for (auto& [key, by_host] : client.pauses) {
-      if (authority)
-        by_host.erase(*authority);
-      else
-        by_host.clear();
+    if (!authority) {
+      client.pauses.clear();
+      continue;
     }
+    std::erase_if(client.pauses, [&](const auto& e) { return e.first.second == *authority; });
   }
 }
 

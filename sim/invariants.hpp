@@ -12,7 +12,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -60,28 +59,36 @@ class InvariantChecker final : public RunWatcher {
                        const std::string& error) override;
 
  private:
-  /// What one (query, host) pair is held to, with direct pointers to its counters so the checks
-  /// cost no lookups per attempt.
+  /// One part of a request's limits (its host, then each group), with the indices of the
+  /// counters it checks in each client's ClientChecks.
   struct Part {
     std::string key;
     std::optional<std::size_t> cap;
     Duration interval{0};
-    std::size_t* in_flight = nullptr;  // over the part's queue (host) or gate (group)
-    Instant* last_start = nullptr;     // among requests given this part's rate
-    /// The pauses in force on the part's host or group, by the host whose refusal set them.
-    std::map<std::string, Instant>* pauses = nullptr;
+    std::uint32_t in_flight = 0;   // over the part's queue (host) or gate (group)
+    std::uint32_t rate = kNoRate;  // among requests given this part's rate
+    std::uint32_t entity = 0;      // the host or group whose pauses hold it
   };
+  static constexpr std::uint32_t kNoRate = UINT32_MAX;
+  /// What one (query, host) pair is held to under one settings: shared by every client with
+  /// those settings (a population's clients), so that a crowd's clients cost a few counters each.
   struct Limits {
     bool valid = false;
     std::vector<Part> parts;  // the host first, then its groups
   };
-  /// One client's engine as the checker follows it.
+  /// The counters' indices under one settings, and the limits of each (query, host) pair.
+  struct SettingsChecks {
+    std::map<std::pair<std::size_t, std::string>, Limits> limits;  // query, host
+    std::map<std::string, std::uint32_t, std::less<>> in_flight, rates, entities;
+  };
+  /// One client's engine as the checker follows it: its counters, by their index.
   struct ClientChecks {
     const EngineSettings* settings = nullptr;  ///< null: not held to caps, spacing or pauses
-    std::map<std::pair<std::size_t, std::string>, Limits> limits;  // query, host
-    std::map<std::string, std::size_t> in_flight;
-    std::map<std::string, Instant> last_start;
-    std::map<std::string, std::map<std::string, Instant>> pauses;
+    SettingsChecks* shared = nullptr;          ///< the indices of its counters (with settings)
+    std::vector<std::size_t> in_flight;
+    std::vector<Instant> last_start;
+    /// The pauses in force, by (host or group, host whose refusal set it).
+    std::map<std::pair<std::uint32_t, std::string>, Instant> pauses;
   };
   /// Every strategy's attempts, per host as the server sees them.
   struct HostCount {
@@ -92,7 +99,7 @@ class InvariantChecker final : public RunWatcher {
   };
   /// One request as the checker follows it.
   struct Tracked {
-    Limits* limits = nullptr;
+    const Limits* limits = nullptr;
     ClientChecks* client = nullptr;
     std::size_t query = 0;
     HostCount* host = nullptr;
@@ -103,13 +110,13 @@ class InvariantChecker final : public RunWatcher {
   };
   void violation(std::string what);
   void check_result(const Json& result, std::uint64_t carried);
-  void resolve_limits_for(ClientChecks& client, Limits& l, std::size_t query,
-                          const std::string& host);
+  /// The limits of (query, host) under `settings`, with their counters' indices.
+  void resolve_limits(const EngineSettings& settings, SettingsChecks& shared, Limits& l,
+                      std::size_t query, const std::string& host);
 
-  /// The limits of one (settings, query, host), resolved once for every client that shares the
-  /// settings (a population's clients do): nullopt when they resolve to an error.
-  using ResolutionKey = std::tuple<const EngineSettings*, std::size_t, std::string>;
-  std::map<ResolutionKey, std::optional<EffectiveLimits>> resolutions_;
+  /// Per settings the clients are held to (a population's clients share one).
+  std::map<const EngineSettings*, SettingsChecks> settings_checks_;
+  const Limits unchecked_;  ///< what a client held to no limits has on every route
 
   const Scenario& scenario_;
   std::deque<ClientChecks> clients_;  // a deque keeps each where routes point at it
@@ -131,7 +138,7 @@ class InvariantChecker::Route {
  private:
   friend class InvariantChecker;
   std::size_t query = 0;
-  Limits* limits = nullptr;
+  const Limits* limits = nullptr;
   ClientChecks* client = nullptr;
   HostCount* host = nullptr;
 };

@@ -261,6 +261,42 @@ TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
   EXPECT_NE(v[4].find("never completed"), std::string::npos);
 }
 
+// A crowd's clients share their settings (and the checker's indices of their counters), but each
+// is held to its own cap, spacing and pauses; an invalidation forgets the host's pauses.
+TEST(Invariants, ClientsSharingSettingsAreEachHeldToTheirOwnLimits) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "client": {"hosts": {"a.org": {"inFlight": 1, "perSecond": 1}}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 3}]}]
+  })");
+  InvariantChecker c(s);
+  c.add_client(&s.client.engine);
+  c.add_client(&s.client.engine);
+  const int client_of[] = {0, 1, 1, 0, 0, 0};
+  for (std::uint64_t tag = 0; tag < 6; ++tag) {
+    c.issued(tag, c.route(0, "a.org", client_of[tag]), Instant{0s});
+  }
+  c.sent(0, "a.org", Instant{0s});
+  c.sent(1, "a.org", Instant{0s});                // the other client: its own cap and spacing
+  c.settled(0, "a.org", Instant{1s}, true, 10s);  // client 0 is paused until 11 s
+  c.settled(1, "a.org", Instant{1s}, false, std::nullopt);
+  c.sent(2, "a.org", Instant{2s});  // client 1 was not paused
+  c.settled(2, "a.org", Instant{3s}, false, std::nullopt);
+  c.sent(3, "a.org", Instant{3s});  // client 0 during its pause
+  c.settled(3, "a.org", Instant{4s}, false, std::nullopt);
+  c.invalidated("a.org");  // forgets the pause
+  c.sent(4, "a.org", Instant{5s});
+  c.sent(5, "a.org", Instant{5500ms});  // over client 0's cap, within its interval
+  c.settled(4, "a.org", Instant{6s}, false, std::nullopt);
+  c.settled(5, "a.org", Instant{6s}, false, std::nullopt);
+  for (std::uint64_t tag = 0; tag < 6; ++tag) c.completed(tag, Completion{});
+  auto v = c.finish({{"hosts", {{"a.org", {{"starts", 6}, {"max_in_flight", 2}}}}}}, 6);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0], "a.org started at t=3.000000 during a pause until t=11.000000");
+  EXPECT_EQ(v[1], "a.org has more than 1 in flight at t=5.500000");
+  EXPECT_EQ(v[2], "a.org started twice within its interval at t=5.500000");
+}
+
 // The invariants every strategy is held to (not only the core): arrived <= sent <= settled, no
 // start after an abort, the servers got what the recorder saw start, and result.json's figures
 // agree with the attempts and with their own series.
