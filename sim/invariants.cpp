@@ -93,22 +93,24 @@ void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
 }
 
 void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
-  const std::string request = "request " + std::to_string(tag + 1);
+  // Named only for a violation: this runs on every attempt.
+  const auto request = [tag] { return "request " + std::to_string(tag + 1); };
   Tracked* found = requests_.find(tag);
   if (!found || found->completed) {
-    violation("an attempt of " + request + " started after it completed (or it was never issued)");
+    violation("an attempt of " + request() +
+              " started after it completed (or it was never issued)");
     return;
   }
   Tracked& r = *found;
   ++sent_total_;
   if (at < r.arrived)
-    violation(request + " started at " + at_text(at) + ", before it arrived at " +
+    violation(request() + " started at " + at_text(at) + ", before it arrived at " +
               at_text(r.arrived));
   if (r.aborted)
-    violation(request + " started at " + at_text(at) + " after its abort at " +
+    violation(request() + " started at " + at_text(at) + " after its abort at " +
               at_text(*r.aborted));
   if (r.sent)
-    violation(request + " started a second attempt at " + at_text(at) + " while one was open");
+    violation(request() + " started a second attempt at " + at_text(at) + " while one was open");
   r.sent = at;
   HostCount& h = *r.host;
   ++h.starts;
