@@ -10,10 +10,10 @@ using namespace detail;
 
 void Engine::Impl::enqueue(Queue& q, OpenRequest& p) {
   p.state = RequestState::waiting;
-  q.waiting.emplace(p.seq, &p);
+  q.waiting.insert(p.seq, &p);
   for (Constraint& c : q.constraints) ++c.entity->queued;
   // The queue's head changed (or it had none): it must be placed again under its new head.
-  if (q.waiting.begin()->first == p.seq && q.placement != Placement::timed) place_ready(q);
+  if (q.waiting.front_seq() == p.seq && q.placement != Placement::timed) place_ready(q);
   notify_all(q);
 }
 
@@ -40,7 +40,7 @@ Engine::Impl::DeferredCompletion Engine::Impl::withdraw(RequestId id) {
   switch (p.state) {
     case RequestState::waiting: {
       Queue& q = *p.queue;
-      const bool was_head = q.waiting.begin()->first == p.seq;
+      const bool was_head = q.waiting.front_seq() == p.seq;
       q.waiting.erase(p.seq);
       for (Constraint& c : q.constraints) --c.entity->queued;
       if (was_head && q.placement != Placement::timed) {

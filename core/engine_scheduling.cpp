@@ -171,7 +171,7 @@ void Engine::Impl::unplace(Queue& q) {
 void Engine::Impl::place_ready(Queue& q) {
   unplace(q);
   if (q.waiting.empty()) return;
-  q.placed_seq = q.waiting.begin()->first;
+  q.placed_seq = q.waiting.front_seq();
   ready.emplace(q.placed_seq, &q);
   q.placement = Placement::ready;
 }
@@ -239,15 +239,15 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   }
   for (Constraint& c : q.constraints) {
     if (c.gate->in_flight >= c.gate->cap) {
-      q.placed_seq = q.waiting.begin()->first;
+      q.placed_seq = q.waiting.front_seq();
       c.gate->parked.emplace(q.placed_seq, &q);
       q.placement = Placement::parked;
       q.parked_on = c.gate;
       return false;
     }
   }
-  OpenRequest& p = *q.waiting.begin()->second;
-  q.waiting.erase(q.waiting.begin());
+  OpenRequest& p = *q.waiting.front();
+  q.waiting.pop_front();
   p.group_epochs.resize(q.constraints.size() - 1);
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
     Constraint& c = q.constraints[i];

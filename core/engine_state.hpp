@@ -15,6 +15,7 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/sequential_id_map.hpp"
+#include "core/waiting_line.hpp"
 #include "core/url.hpp"
 
 namespace pacing::detail {
@@ -112,7 +113,7 @@ struct Queue {
   QueueId id = 0;
   std::string key;
   std::vector<Constraint> constraints;       ///< [0] is the host, then its groups
-  std::pmr::map<Seq, OpenRequest*> waiting;  ///< by arrival order; a retry keeps its original place
+  WaitingLine<OpenRequest*> waiting;  ///< by arrival order; a retry keeps its original place
   std::size_t members = 0;  ///< requests holding the queue (waiting, delayed, in flight)
   Placement placement = Placement::none;
   Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`
