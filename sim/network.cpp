@@ -26,7 +26,7 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
                       Transport::SettledHandler on_settled) {
   const std::uint64_t id = attempt.id;
   ++carried_;
-  Open& open = open_[id];
+  Open& open = *open_.try_emplace(id).first;
   open.on_settled = std::move(on_settled);
   const Instant now = clock_.now();
   Link::Lane& lane = *link.lane_;

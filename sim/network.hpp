@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/id_map.hpp"
+#include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
@@ -95,7 +95,7 @@ class SimNetwork {
   Scheduler& clock_;
   Rng& rng_;
   std::unordered_map<std::string, Server, KeyHash, std::equal_to<>> servers_;
-  IdMap<Open> open_;
+  SequentialIdMap<Open> open_;  // by the world's attempt id, handed out in the order sent
   SlotPool<InTransit> transit_;
   std::deque<Link::Lane> lanes_;
   std::deque<Link> links_;

@@ -107,22 +107,25 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
   ++h.in_flight;
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
   update_host_series(h, attempt.started_at);
-  const std::uint64_t id = world_id(port.client_, attempt.id);
-  open_attempts_[id] =
-      OpenAttempt{tag,          attempt.number, attempt.started_at, port.client_,         r.host,
-                  r.query_name, r.path,         r.arrived,          std::move(on_settled)};
+  const std::uint64_t world_id = next_world_id_++;
+  open_attempts_.try_emplace(
+      world_id, OpenAttempt{attempt.id, tag, attempt.number, attempt.started_at, port.client_,
+                            r.host, r.query_name, r.path, r.arrived, std::move(on_settled)});
+  port.world_ids_.try_emplace(attempt.id, world_id);
   if (crowd_) crowd_->started(port.client_, t(attempt.started_at));
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
   Attempt onward = attempt;
-  onward.id = id;
-  port.inner_.send(onward, [this, id](AttemptResult result) { settled(id, std::move(result)); });
+  onward.id = world_id;
+  port.inner_.send(
+      onward, [this, world_id](AttemptResult result) { settled(world_id, std::move(result)); });
 }
 
-std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attempt_id) {
-  OpenAttempt* found = open_attempts_.find(attempt_id);
+std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t world_id) {
+  OpenAttempt* found = open_attempts_.find(world_id);
   if (!found) return std::nullopt;
   OpenAttempt a = std::move(*found);
-  open_attempts_.erase(attempt_id);
+  open_attempts_.erase(world_id);
+  ports_[a.client].world_ids_.erase(a.engine_id);
   HostStats& h = hosts_[a.host];
   --h.in_flight;
   update_host_series(h);
@@ -130,8 +133,8 @@ std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t attem
   return a;
 }
 
-void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
-  auto a = close_attempt(attempt_id);
+void Recorder::settled(std::uint64_t world_id, AttemptResult result) {
+  auto a = close_attempt(world_id);
   if (!a) return;  // abandoned: nobody waits for it
   {
     HostStats& h = hosts_[a->host];
@@ -171,15 +174,17 @@ void Recorder::settled(std::uint64_t attempt_id, AttemptResult result) {
   a->handler(std::move(result));
 }
 
-void Recorder::abandon(Port& port, std::uint64_t engine_attempt_id) {
-  const std::uint64_t attempt_id = world_id(port.client_, engine_attempt_id);
-  if (auto a = close_attempt(attempt_id)) {
+void Recorder::abandon(Port& port, std::uint64_t attempt_id) {
+  const std::uint64_t* world_id = port.world_ids_.find(attempt_id);
+  if (!world_id) return;  // settled already: the world holds nothing of it
+  const std::uint64_t id = *world_id;
+  if (auto a = close_attempt(id)) {
     trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), nullptr, std::nullopt,
                "aborted");
     if (watcher_)
       watcher_->settled(a->tag, hosts_[a->host].name, clock_.now(), false, std::nullopt);
   }
-  port.inner_.abandon(attempt_id);
+  port.inner_.abandon(id);
 }
 
 Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
@@ -208,14 +213,16 @@ void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int numbe
 }
 
 void Recorder::finish(Instant end) {
-  std::vector<std::pair<std::uint64_t, OpenAttempt>> still_open;
-  open_attempts_.for_each(
-      [&](std::uint64_t id, OpenAttempt& a) { still_open.emplace_back(id, a); });
-  std::sort(still_open.begin(), still_open.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [id, a] : still_open)
-    trace_line(a.tag, request_of(a), a.number, a.sent, end, nullptr, std::nullopt, "aborted");
+  // By client, then in the order each client's engine started them.
+  std::vector<const OpenAttempt*> still_open;
+  open_attempts_.for_each([&](std::uint64_t, const OpenAttempt& a) { still_open.push_back(&a); });
+  std::sort(still_open.begin(), still_open.end(), [](const OpenAttempt* a, const OpenAttempt* b) {
+    return std::pair(a->client, a->engine_id) < std::pair(b->client, b->engine_id);
+  });
+  for (const OpenAttempt* a : still_open)
+    trace_line(a->tag, request_of(*a), a->number, a->sent, end, nullptr, std::nullopt, "aborted");
   open_attempts_.clear();
+  for (Port& port : ports_) port.world_ids_.clear();
   if (trace_) trace_->flush();
 }
 

@@ -105,6 +105,7 @@ class Recorder final : public EngineObserver {
   };
   /// An attempt in flight, with what its trace line needs (its request may complete first).
   struct OpenAttempt {
+    std::uint64_t engine_id;  ///< its id in its client's engine
     std::uint64_t tag;
     int number;
     Instant sent;
@@ -136,25 +137,23 @@ class Recorder final : public EngineObserver {
     Recorder& recorder_;
     std::uint32_t client_;
     Transport& inner_;
+    /// The world's ids of its attempts in flight, by the engine's ids (for abandon()).
+    SequentialIdMap<std::uint64_t> world_ids_;
   };
-  /// Attempt ids are each engine's own: the world sees them made unique by client.
-  static std::uint64_t world_id(std::uint32_t client, std::uint64_t attempt_id) {
-    return (static_cast<std::uint64_t>(client) << 40) | attempt_id;
-  }
   void send(Port& port, const Attempt& attempt, Transport::SettledHandler on_settled);
   void abandon(Port& port, std::uint64_t attempt_id);
 
   double t(Instant at) const { return to_seconds(at); }
   /// Steps the host's in-flight and queued series at `at` (by default, now).
   void update_host_series(HostStats& h, std::optional<Instant> at = std::nullopt);
-  /// Forgets an open attempt (no longer in flight); nullopt when it was not open.
-  std::optional<OpenAttempt> close_attempt(std::uint64_t attempt_id);
+  /// Forgets an open attempt, by its world id (no longer in flight); nullopt when it was not open.
+  std::optional<OpenAttempt> close_attempt(std::uint64_t world_id);
   /// One attempt to the trace and the attempt sink; `sent` is nullopt for a request that never
   /// started.
   void trace_line(std::uint64_t tag, const RequestRecord& request, int number,
                   std::optional<Instant> sent, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
-  void settled(std::uint64_t attempt_id, AttemptResult result);
+  void settled(std::uint64_t world_id, AttemptResult result);
   /// What a trace line needs of an attempt's request, from the attempt itself.
   static RequestRecord request_of(const OpenAttempt& a);
 
@@ -180,7 +179,11 @@ class Recorder final : public EngineObserver {
     }
   };
   std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>> host_index_;
-  IdMap<OpenAttempt> open_attempts_;
+  /// Attempts in flight by their world id: each engine's ids are its own, so the world hands out
+  /// its own, in the order attempts are sent (a map of pages: the attempt being settled is near
+  /// the ones settled before it; the network keys its open attempts by them too).
+  SequentialIdMap<OpenAttempt> open_attempts_;
+  std::uint64_t next_world_id_ = 0;
   std::map<std::string, EntitySeries> groups_;
   std::map<std::string, EntitySeries> queues_;
   std::uint32_t last_entity_ = UINT32_MAX;  ///< the host on_entity() was last told about
