@@ -191,9 +191,11 @@ void MainWindow::open_result(const std::filesystem::path& file) {
 }
 
 void MainWindow::open_database(const std::filesystem::path& file) {
+  std::shared_ptr<ResultsDbFile> db;  // opened once: its runs, then the chosen runs' data
   std::vector<DbRunInfo> runs;
   try {
-    runs = ResultsDbFile::open(file)->runs();
+    db = ResultsDbFile::open(file);
+    runs = db->runs();
   } catch (const ResultError& e) {
     return show_problem(QString::fromUtf8(e.what()));
   }
@@ -207,17 +209,12 @@ void MainWindow::open_database(const std::filesystem::path& file) {
     ids = picker.chosen();
     if (ids.empty()) return;
   }
-  open_database_runs(file, ids);
+  open_database_runs(std::move(db), ids);
 }
 
-void MainWindow::open_database_runs(const std::filesystem::path& file,
+void MainWindow::open_database_runs(std::shared_ptr<ResultsDbFile> db,
                                     const std::vector<std::int64_t>& ids) {
-  std::shared_ptr<ResultsDbFile> db;
-  try {
-    db = ResultsDbFile::open(file);
-  } catch (const ResultError& e) {
-    return show_problem(QString::fromUtf8(e.what()));
-  }
+  const std::filesystem::path& file = db->file();
   std::vector<RunTask> tasks;
   for (const std::int64_t id : ids) {
     const std::string label = file.stem().string() + " #" + std::to_string(id);

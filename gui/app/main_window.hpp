@@ -4,6 +4,7 @@
 
 #include <QMainWindow>
 #include <filesystem>
+#include <memory>
 
 #include "gui/run_data.hpp"
 
@@ -17,6 +18,7 @@ class RunsPanel;
 class ScenarioPanel;
 class SummaryTable;
 class ClientsTab;
+class ResultsDbFile;
 class TeachPanel;
 
 class MainWindow : public QMainWindow {
@@ -33,8 +35,8 @@ class MainWindow : public QMainWindow {
   /// when zoomed finer than the stored series: all of them when it holds at most kDatabaseRuns,
   /// else those the user picks (RunPicker).
   void open_database(const std::filesystem::path& file);
-  /// Opens these runs of a results database, labelled "FILE-STEM #ID".
-  void open_database_runs(const std::filesystem::path& file, const std::vector<std::int64_t>& ids);
+  /// Loads these runs of an open results database, labelled "FILE-STEM #ID".
+  void open_database_runs(std::shared_ptr<ResultsDbFile> db, const std::vector<std::int64_t>& ids);
   static constexpr std::size_t kDatabaseRuns = 12;
   /// Runs the loaded scenario with the form's settings (once, or once per strategy).
   void run_scenario(bool every_strategy);

@@ -227,7 +227,7 @@ class ResultsDbTest : public QObject {
     QVERIFY(current && current->detail);
     QVERIFY(current->label == "two-runs #0" || current->label == "two-runs #1");
     // The runs a picker chose, by id.
-    window.open_database_runs(file, {1});
+    window.open_database_runs(ResultsDbFile::open(file), {1});
     QVERIFY(done.wait(60000));
     QCOMPARE(window.runs_panel()->count(), 3);
     QCOMPARE(window.runs_panel()->current_run()->label, std::string("two-runs #1"));
