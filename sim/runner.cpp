@@ -81,12 +81,14 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   Workload workload(world, scenario, options.strategy, seed, recorder, checker);
   workload.start();
   world.run(Instant{scenario.until}, [&] { return workload.finished(); });
+  const std::uint64_t clients_left = workload.clients_left();
   // Requests not finished by `until` count as aborted.
   workload.abort_everything();
   world.settle();  // completions the aborts scheduled for now
   recorder.finish(world.clock().now());
 
   RunOutcome out;
+  out.clients_left = clients_left;
   out.result = recorder.result();
   out.result["scenario"] = scenario.name;
   out.result["strategy"] = strategy_name;

@@ -26,6 +26,9 @@ struct RunOutcome {
   Json result;                          ///< result.json
   std::vector<std::string> violations;  ///< broken invariants (empty when all held)
   std::uint64_t events = 0;             ///< events the scheduler ran
+  /// Clients that left before the run's end: all their requests completed, their engines
+  /// released (a crowd's memory follows its active clients).
+  std::uint64_t clients_left = 0;
 };
 
 /// Runs the scenario on virtual time. Deterministic: the same scenario, strategy and seed give the

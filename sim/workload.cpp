@@ -36,7 +36,7 @@ Workload::Workload(World& world, const Scenario& scenario,
     // learns alone: their intervals are not one series).
     if (!observed[c.identity.population]) {
       c.strategy->set_observer(&recorder);
-      observed[c.identity.population] = true;
+      c.observed = observed[c.identity.population] = true;
     }
     clients_.push_back(std::move(c));
   }
@@ -60,6 +60,7 @@ Workload::Workload(World& world, const Scenario& scenario,
         cursor.url = parsed_url(e);
         cursor.start = clients_[c].identity.start + query.start + e.at;
         cursors_.push_back(std::move(cursor));
+        ++clients_[c].cursors_left;
       }
     }
   }
@@ -75,6 +76,7 @@ std::shared_ptr<const UrlParts> Workload::parsed_url(const RequestEntry& entry) 
 }
 
 void Workload::start() {
+  for (std::uint32_t c = 0; c < clients_.size(); ++c) leave_if_done(c);  // clients without work
   for (std::size_t c = 0; c < cursors_.size(); ++c) {
     clock_.schedule(Instant{cursors_[c].start}, [this, c] { issue_next(c); });
   }
@@ -86,7 +88,7 @@ void Workload::start() {
 void Workload::issue_next(std::size_t c) {
   Cursor& cur = cursors_[c];
   const QuerySpec& query = scenario_.queries[cur.query];
-  if (aborted_[cur.query]) return;
+  if (cur.done) return;  // its query was aborted
   if (!cur.resolved) {
     cur.host = recorder_.host_index(cur.entry->host);
     cur.route = checker_.route(cur.query, cur.entry->host, cur.client);
@@ -113,17 +115,44 @@ void Workload::issue_next(std::size_t c) {
         std::move(request), query.context,
         [this, tag](Engine::RequestId, const Completion& done) { completed(tag, done); });
     open_.try_emplace(tag, OpenRequest{id, cur.client, cur.query});
+    ++clients_[cur.client].open;
     ++cur.issued;
   } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
   if (cur.issued < cur.entry->count) {
     clock_.schedule(Instant{cur.start + cur.entry->every * cur.issued},
                     [this, c] { issue_next(c); });
+  } else {
+    cursor_done(cur);
   }
 }
 
 void Workload::completed(std::uint64_t tag, const Completion& c) {
+  const std::uint32_t client = open_.find(tag)->client;
   open_.erase(tag);
+  --clients_[client].open;
   recorder_.completed(tag, c);
+  leave_if_done(client);
+}
+
+void Workload::cursor_done(Cursor& cursor) {
+  if (cursor.done) return;
+  cursor.done = true;
+  --clients_[cursor.client].cursors_left;
+  leave_if_done(cursor.client);
+}
+
+void Workload::leave_if_done(std::uint32_t client) {
+  const Client& c = clients_[client];
+  if (c.observed || c.cursors_left != 0 || c.open != 0 || !c.strategy) return;
+  // Scheduled at the present: it runs after the engine's call returns, and moves no other event
+  // (events at one instant run in the order they were scheduled).
+  clock_.schedule(clock_.now(), [this, client] {
+    Client& leaving = clients_[client];
+    if (leaving.strategy && leaving.cursors_left == 0 && leaving.open == 0) {
+      leaving.strategy.reset();
+      ++clients_left_;
+    }
+  });
 }
 
 void Workload::run_event(const EventSpec& e) {
@@ -131,16 +160,20 @@ void Workload::run_event(const EventSpec& e) {
     // The checker first: the strategies may start requests at once. Every client forgets.
     if (*e.invalidate == "*") {
       checker_.invalidated(std::nullopt);
-      for (Client& c : clients_) c.strategy->invalidate(std::nullopt);
+      for (Client& c : clients_)
+        if (c.strategy) c.strategy->invalidate(std::nullopt);
     } else {
       if (auto url = parse_url(*e.invalidate)) checker_.invalidated(url->authority);
-      for (Client& c : clients_) c.strategy->invalidate(*e.invalidate);
+      for (Client& c : clients_)
+        if (c.strategy) c.strategy->invalidate(*e.invalidate);
     }
   }
   if (e.abort) {
     for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
       if (scenario_.queries[q].name != *e.abort) continue;
       aborted_[q] = true;
+      for (Cursor& cur : cursors_)
+        if (cur.query == q) cursor_done(cur);
       abort_where([q](const OpenRequest& r) { return r.query == q; });
     }
   }
@@ -174,6 +207,7 @@ bool Workload::finished() const {
 
 void Workload::abort_everything() {
   aborted_.assign(aborted_.size(), true);
+  for (Cursor& cur : cursors_) cursor_done(cur);
   abort_where([](const OpenRequest&) { return true; });
 }
 

@@ -40,11 +40,18 @@ class Workload {
   bool finished() const;
   /// The end of the run: what is still open is aborted, as one signal per client.
   void abort_everything();
+  /// Clients that left so far (see leave_if_done).
+  std::uint64_t clients_left() const { return clients_left_; }
 
  private:
   struct Client {
     ClientIdentity identity;
+    /// Null once the client has left: every request of its copies of the queries was issued
+    /// (or its query aborted) and completed, so its engine can never be used again.
     std::unique_ptr<Strategy> strategy;
+    bool observed = false;           ///< tells the recorder its learned state: it never leaves
+    std::uint32_t cursors_left = 0;  ///< its cursors with requests still to issue
+    std::uint32_t open = 0;          ///< its requests issued and not completed
   };
   /// One request entry of one client's copy of one query.
   struct Cursor {
@@ -57,6 +64,7 @@ class Workload {
     std::uint32_t host = 0;               ///< the recorder's index of its host
     InvariantChecker::Route route;
     std::int64_t issued = 0;
+    bool done = false;  ///< everything issued, or its query aborted
   };
   struct OpenRequest {
     Strategy::RequestId id = 0;
@@ -71,6 +79,12 @@ class Workload {
   template <typename Selected>
   void abort_where(Selected selected);
   void completed(std::uint64_t tag, const Completion& c);
+  /// The cursor has nothing more to issue (counted once).
+  void cursor_done(Cursor& cursor);
+  /// A client with nothing left to issue and nothing open leaves the crowd, as a user closes
+  /// the app: its engine is released (a crowd's memory follows the clients still active).
+  /// Deferred to an event of its own, since this is reached from inside the client's engine.
+  void leave_if_done(std::uint32_t client);
 
   World& world_;
   Clock& clock_;
@@ -87,6 +101,7 @@ class Workload {
   std::vector<bool> aborted_;                          // by query
   std::vector<SharedEngineSettings> shared_settings_;  ///< by population: its clients' one copy
   MemoryGuard memory_;
+  std::uint64_t clients_left_ = 0;
 };
 
 }  // namespace pacing::sim

@@ -171,6 +171,25 @@ TEST(Crowds, ARefusedHerdComesBackInLockstepAndJitterSpreadsIt) {
   EXPECT_LT(refused_with_jitter, refused_in_lockstep);
 }
 
+// A client whose requests have all been issued and completed leaves the crowd: its engine is
+// released, so a crowd's memory follows the clients still active. The first client of each
+// population stays (it tells the learned-state series), and so does a client with a request
+// still open at the end. Events after they left (an invalidation, an abort) reach only those
+// still there.
+TEST(Crowds, AClientWhoseRequestsAllCompletedLeavesTheCrowd) {
+  RunOutcome out = run_scenario(scenario(R"({"name": "leave", "until": 60,
+    "servers": {"a.test": {"model": "sequence", "responses": [{"status": 200, "service": 1}]},
+                "late.test": {"model": "sequence", "responses": [{"status": 200, "service": 1}]}},
+    "clients": [{"name": "quick", "count": 3}, {"name": "late", "count": 2}],
+    "queries": [{"name": "q", "client": "quick", "requests": [{"host": "a.test", "count": 2}]},
+                {"name": "l", "client": "late", "requests": [{"host": "late.test", "at": 59.5}]}],
+    "events": [{"at": 10, "invalidate": "*"}, {"at": 20, "abort": "q"}]})"));
+  EXPECT_TRUE(out.violations.empty()) << out.violations.front();
+  EXPECT_EQ(out.clients_left, 2u);  // quick #1 and #2
+  EXPECT_EQ(out.result["clients"]["quick"]["completed"], 6);
+  EXPECT_EQ(out.result["clients"]["late"]["completed"], 0);
+}
+
 // A scenario without `clients` keeps its results and traces exactly (no client key, no
 // per-population figures).
 TEST(Crowds, AScenarioWithoutClientsIsUnchanged) {
