@@ -19,6 +19,18 @@ std::uint32_t InvariantChecker::add_client(const EngineSettings* limits) {
   return static_cast<std::uint32_t>(clients_.size() - 1);
 }
 
+void InvariantChecker::client_left(std::uint32_t client, Instant at) {
+  ClientChecks& c = clients_.at(client);
+  if (std::any_of(c.in_flight.begin(), c.in_flight.end(), [](std::size_t n) { return n; })) {
+    // Kept: its attempts still settle against them.
+    violation(at_text(at) + ": client " + std::to_string(client) + " left with attempts in flight");
+    return;
+  }
+  c.in_flight = {};
+  c.last_start = {};
+  c.pauses = {};
+}
+
 void InvariantChecker::violation(std::string what) {
   ++violations_seen_;
   if (violations_.size() < 20) violations_.push_back(std::move(what));

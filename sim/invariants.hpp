@@ -41,6 +41,9 @@ class InvariantChecker final : public RunWatcher {
   /// The workload aborts the request `tag` at `at` (before telling the strategy): from then on,
   /// no attempt of it may start.
   void aborting(std::uint64_t tag, Instant at);
+  /// The client left the crowd at `at`, its requests all completed: nothing of it may be in
+  /// flight. Its counters are dropped (it starts nothing more).
+  void client_left(std::uint32_t client, Instant at);
   /// An invalidate event ran (nullopt: every host).
   void invalidated(std::optional<std::string> authority);
   /// Checks that every request completed once and that `result` (result.json) agrees with what

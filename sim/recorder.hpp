@@ -49,6 +49,10 @@ class Recorder final : public EngineObserver {
   /// The next client (0, 1, ...), whose attempts `inner` carries. Returns the transport its
   /// strategy sends through: the recorder sees every attempt of every client on its way.
   Transport& add_client(Transport& inner);
+  /// The client's attempts in flight (a strategy may complete a request before its attempt ends).
+  std::size_t in_flight(std::uint32_t client) const { return ports_[client].world_ids_.size(); }
+  /// The client left the crowd (nothing of it in flight): its port lets go of its memory.
+  void client_left(std::uint32_t client) { ports_[client].world_ids_.clear(); }
   /// A crowd: the trace names each attempt's client, and result() gains per-population figures.
   void set_crowd(const std::vector<ClientIdentity>& clients, std::vector<std::string> populations);
 

@@ -14,11 +14,12 @@ Workload::Workload(World& world, const Scenario& scenario,
       scenario_(scenario),
       recorder_(recorder),
       checker_(checker),
+      identities_(make_clients(scenario, seed)),
       aborted_(scenario.queries.size(), false),
       shared_settings_(scenario.populations.size()) {
-  std::vector<ClientIdentity> identities = make_clients(scenario, seed);
   std::vector<bool> observed(scenario.populations.size(), false);
-  for (ClientIdentity& identity : identities) {
+  clients_.reserve(identities_.size());
+  for (const ClientIdentity& identity : identities_) {
     const Population& population = scenario.populations[identity.population];
     const ClientSpec& spec = population.client;
     const StrategyInfo& info = *find_strategy(strategy.value_or(spec.strategy));  // validated
@@ -29,56 +30,52 @@ Workload::Workload(World& world, const Scenario& scenario,
     if (fresh) limits->second = info.checked(spec.engine, spec.retries);
     checker.add_client(limits->second ? &*limits->second : nullptr);
     const std::uint64_t random_seed = seed * 0x9E3779B97F4A7C15ull + clients_.size() + 1;
-    Client c{std::move(identity),
-             make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, random_seed,
+    Client c{make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, random_seed,
                            &shared_settings_[identity.population])};
     // The hosts' learned state, as the first client of each population learns it (each client
     // learns alone: their intervals are not one series).
-    if (!observed[c.identity.population]) {
+    if (!observed[identity.population]) {
       c.strategy->set_observer(&recorder);
-      c.observed = observed[c.identity.population] = true;
+      c.observed = observed[identity.population] = true;
     }
     clients_.push_back(std::move(c));
   }
   if (scenario.crowds) {
     std::vector<std::string> names;
     for (const Population& p : scenario.populations) names.push_back(p.name);
-    identities_.reserve(clients_.size());
-    for (const Client& c : clients_) identities_.push_back(c.identity);
     recorder.set_crowd(identities_, std::move(names));
   }
-  for (std::uint32_t c = 0; c < clients_.size(); ++c) {
-    for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
-      const QuerySpec& query = scenario.queries[q];
-      if (query.population != clients_[c].identity.population) continue;
-      for (const RequestEntry& e : query.requests) {
-        if (e.count == 0) continue;
-        Cursor cursor;
-        cursor.client = c;
-        cursor.query = q;
-        cursor.entry = &e;
-        cursor.url = parsed_url(e);
-        cursor.start = clients_[c].identity.start + query.start + e.at;
-        cursors_.push_back(std::move(cursor));
-        ++clients_[c].cursors_left;
-      }
+  // Each population's entries, in the order of the queries, then every client's copies of them.
+  std::vector<std::vector<std::uint32_t>> by_population(scenario.populations.size());
+  for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
+    const QuerySpec& query = scenario.queries[q];
+    for (const RequestEntry& e : query.requests) {
+      if (e.count == 0) continue;
+      // Valid: the loader checked it.
+      auto url = std::make_shared<const UrlParts>(*parse_url("https://" + e.host + e.path));
+      by_population[query.population].push_back(static_cast<std::uint32_t>(entries_.size()));
+      entries_.push_back(Entry{q, &e, std::move(url), query.start + e.at});
     }
   }
-}
-
-std::shared_ptr<const UrlParts> Workload::parsed_url(const RequestEntry& entry) {
-  auto& shared = urls_[&entry];
-  if (!shared) {
-    auto url = parse_url("https://" + entry.host + entry.path);  // valid: the loader checked it
-    shared = std::make_shared<const UrlParts>(std::move(*url));
+  std::size_t cursors = 0;
+  for (const ClientIdentity& identity : identities_)
+    cursors += by_population[identity.population].size();
+  cursors_.reserve(cursors);
+  for (std::uint32_t c = 0; c < clients_.size(); ++c) {
+    for (std::uint32_t entry : by_population[identities_[c].population]) {
+      Cursor cursor;
+      cursor.client = c;
+      cursor.entry = entry;
+      cursors_.push_back(cursor);
+      ++clients_[c].cursors_left;
+    }
   }
-  return shared;
 }
 
 void Workload::start() {
   for (std::uint32_t c = 0; c < clients_.size(); ++c) leave_if_done(c);  // clients without work
   for (std::size_t c = 0; c < cursors_.size(); ++c) {
-    clock_.schedule(Instant{cursors_[c].start}, [this, c] { issue_next(c); });
+    clock_.schedule(Instant{cursors_[c].start(*this)}, [this, c] { issue_next(c); });
   }
   for (const EventSpec& e : scenario_.events) {
     clock_.schedule(Instant{e.at}, [this, &e] { run_event(e); });
@@ -87,25 +84,30 @@ void Workload::start() {
 
 void Workload::issue_next(std::size_t c) {
   Cursor& cur = cursors_[c];
-  const QuerySpec& query = scenario_.queries[cur.query];
   if (cur.done) return;  // its query was aborted
+  Entry& entry = entries_[cur.entry];
+  const RequestEntry& spec = *entry.spec;
+  const QuerySpec& query = scenario_.queries[entry.query];
+  if (!entry.resolved) {
+    entry.host = recorder_.host_index(spec.host);
+    entry.resolved = true;
+  }
   if (!cur.resolved) {
-    cur.host = recorder_.host_index(cur.entry->host);
-    cur.route = checker_.route(cur.query, cur.entry->host, cur.client);
+    cur.route = checker_.route(entry.query, spec.host, cur.client);
     cur.resolved = true;
   }
   Strategy& strategy = *clients_[cur.client].strategy;
   // Requests due at the same instant are issued together.
   do {
     Request request;
-    request.method = cur.entry->method;
-    request.parsed_url = cur.url;
-    request.headers = cur.entry->headers;
+    request.method = spec.method;
+    request.parsed_url = entry.url;
+    request.headers = spec.headers;
     if (query.address != kDefaultClientAddress) {
       request.headers.emplace_back("X-Client-Address", query.address);
     }
-    const std::uint64_t tag = recorder_.issued(static_cast<std::uint32_t>(cur.query), query.name,
-                                               cur.host, cur.entry->path, cur.client);
+    const std::uint64_t tag = recorder_.issued(static_cast<std::uint32_t>(entry.query), query.name,
+                                               entry.host, spec.path, cur.client);
     checker_.issued(tag, cur.route, clock_.now());
     if ((tag & 0xffff) == 0xffff) memory_.check(tag + 1);
     request.tag = tag;
@@ -114,12 +116,12 @@ void Workload::issue_next(std::size_t c) {
     const Strategy::RequestId id = strategy.issue(
         std::move(request), query.context,
         [this, tag](Engine::RequestId, const Completion& done) { completed(tag, done); });
-    open_.try_emplace(tag, OpenRequest{id, cur.client, cur.query});
+    open_.try_emplace(tag, OpenRequest{id, cur.client, entry.query});
     ++clients_[cur.client].open;
     ++cur.issued;
-  } while (cur.issued < cur.entry->count && cur.entry->every == Duration::zero());
-  if (cur.issued < cur.entry->count) {
-    clock_.schedule(Instant{cur.start + cur.entry->every * cur.issued},
+  } while (cur.issued < spec.count && spec.every == Duration::zero());
+  if (cur.issued < spec.count) {
+    clock_.schedule(Instant{cur.start(*this) + spec.every * cur.issued},
                     [this, c] { issue_next(c); });
   } else {
     cursor_done(cur);
@@ -148,8 +150,12 @@ void Workload::leave_if_done(std::uint32_t client) {
   // (events at one instant run in the order they were scheduled).
   clock_.schedule(clock_.now(), [this, client] {
     Client& leaving = clients_[client];
-    if (leaving.strategy && leaving.cursors_left == 0 && leaving.open == 0) {
+    // An attempt still in flight would come back to the strategy: the client stays.
+    if (leaving.strategy && leaving.cursors_left == 0 && leaving.open == 0 &&
+        recorder_.in_flight(client) == 0) {
       leaving.strategy.reset();
+      recorder_.client_left(client);
+      checker_.client_left(client, clock_.now());
       ++clients_left_;
     }
   });
@@ -173,7 +179,7 @@ void Workload::run_event(const EventSpec& e) {
       if (scenario_.queries[q].name != *e.abort) continue;
       aborted_[q] = true;
       for (Cursor& cur : cursors_)
-        if (cur.query == q) cursor_done(cur);
+        if (entries_[cur.entry].query == q) cursor_done(cur);
       abort_where([q](const OpenRequest& r) { return r.query == q; });
     }
   }
@@ -201,7 +207,7 @@ void Workload::abort_where(Selected selected) {
 bool Workload::finished() const {
   return recorder_.open_requests() == 0 &&
          std::all_of(cursors_.begin(), cursors_.end(), [this](const Cursor& c) {
-           return c.issued == c.entry->count || aborted_[c.query];
+           return c.issued == entries_[c.entry].spec->count || aborted_[entries_[c.entry].query];
          });
 }
 

@@ -44,8 +44,8 @@ class Workload {
   std::uint64_t clients_left() const { return clients_left_; }
 
  private:
+  /// A client of the crowd; its identity is identities_[its index].
   struct Client {
-    ClientIdentity identity;
     /// Null once the client has left: every request of its copies of the queries was issued
     /// (or its query aborted) and completed, so its engine can never be used again.
     std::unique_ptr<Strategy> strategy;
@@ -53,18 +53,26 @@ class Workload {
     std::uint32_t cursors_left = 0;  ///< its cursors with requests still to issue
     std::uint32_t open = 0;          ///< its requests issued and not completed
   };
-  /// One request entry of one client's copy of one query.
+  /// One request entry of one query, as every client's copy of it shares it.
+  struct Entry {
+    std::size_t query = 0;
+    const RequestEntry* spec = nullptr;
+    std::shared_ptr<const UrlParts> url;  ///< parsed once, shared by all of its requests
+    Duration offset{0};                   ///< its first request, from its client's start
+    bool resolved = false;                ///< `host` found (at its first request)
+    std::uint32_t host = 0;               ///< the recorder's index of its host
+  };
+  /// One client's copy of one entry: a crowd has one per client and entry, so it stays small.
   struct Cursor {
     std::uint32_t client = 0;
-    std::size_t query = 0;
-    const RequestEntry* entry = nullptr;
-    std::shared_ptr<const UrlParts> url;  ///< parsed once, shared by all of its requests
-    Duration start{0};                    ///< its first request, from time zero
-    bool resolved = false;                ///< host and route found (at its first request)
-    std::uint32_t host = 0;               ///< the recorder's index of its host
-    InvariantChecker::Route route;
+    std::uint32_t entry = 0;  ///< in entries_
     std::int64_t issued = 0;
-    bool done = false;  ///< everything issued, or its query aborted
+    InvariantChecker::Route route;
+    bool resolved = false;  ///< `route` found (at its first request)
+    bool done = false;      ///< everything issued, or its query aborted
+    Duration start(const Workload& w) const {
+      return w.identities_[client].start + w.entries_[entry].offset;
+    }
   };
   struct OpenRequest {
     Strategy::RequestId id = 0;
@@ -72,7 +80,6 @@ class Workload {
     std::size_t query = 0;
   };
 
-  std::shared_ptr<const UrlParts> parsed_url(const RequestEntry& entry);
   void issue_next(std::size_t cursor);
   void run_event(const EventSpec& event);
   /// Aborts the open requests `selected` picks, one signal per client, in the order issued.
@@ -91,11 +98,11 @@ class Workload {
   const Scenario& scenario_;
   Recorder& recorder_;
   InvariantChecker& checker_;
+  std::vector<ClientIdentity> identities_;  // by client (the recorder's trace names them)
   std::vector<Client> clients_;
-  std::vector<ClientIdentity> identities_;  // for the recorder's trace (crowds)
   /// Per population: the settings the checker holds its clients to (none: not held to limits).
   std::map<std::size_t, std::optional<EngineSettings>> checked_limits_;
-  std::map<const RequestEntry*, std::shared_ptr<const UrlParts>> urls_;
+  std::vector<Entry> entries_;
   std::vector<Cursor> cursors_;
   SequentialIdMap<OpenRequest> open_;                  // by tag
   std::vector<bool> aborted_;                          // by query

@@ -297,6 +297,32 @@ TEST(Invariants, ClientsSharingSettingsAreEachHeldToTheirOwnLimits) {
   EXPECT_EQ(v[2], "a.org started twice within its interval at t=5.500000");
 }
 
+// A client leaves the crowd only with nothing in flight (the workload waits for that); the
+// checker holds it to it, then forgets its counters.
+TEST(Invariants, AClientLeavesWithNothingInFlight) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "client": {"hosts": {"a.org": {"inFlight": 2}}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 2}]}]
+  })");
+  InvariantChecker c(s);
+  c.add_client(&s.client.engine);
+  c.add_client(&s.client.engine);
+  c.issued(0, c.route(0, "a.org", 0), Instant{0s});
+  c.issued(1, c.route(0, "a.org", 1), Instant{0s});
+  c.sent(0, "a.org", Instant{0s});
+  c.sent(1, "a.org", Instant{0s});
+  c.settled(0, "a.org", Instant{1s}, false, std::nullopt);
+  c.completed(0, Completion{});
+  c.client_left(0, Instant{1s});  // nothing in flight: fine
+  c.client_left(1, Instant{1s});  // its attempt is still out
+  c.settled(1, "a.org", Instant{2s}, false, std::nullopt);
+  c.completed(1, Completion{});
+  auto v = c.finish({{"hosts", {{"a.org", {{"starts", 2}, {"max_in_flight", 2}}}}}}, 2);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0], "t=1.000000: client 1 left with attempts in flight");
+}
+
 // The invariants every strategy is held to (not only the core): arrived <= sent <= settled, no
 // start after an abort, the servers got what the recorder saw start, and result.json's figures
 // agree with the attempts and with their own series.
