@@ -32,6 +32,10 @@ class SimWorld final : public World {
   Transport& transport(const ClientIdentity& client, Duration timeout) override {
     return network_.link(timeout, client.address, client.headers);
   }
+  void schedule_batch(const std::vector<Instant>& at,
+                      std::function<void(std::uint32_t)> run) override {
+    clock_.schedule_batch(at, std::move(run));
+  }
   void run(Instant until, const std::function<bool()>&) override { clock_.run_until(until); }
   void settle() override { clock_.run_until(clock_.now()); }
   std::uint64_t attempts_carried() const override { return network_.carried(); }

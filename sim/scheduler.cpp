@@ -42,10 +42,58 @@ void Scheduler::cancel(TimerId id) {
   }
 }
 
+void Scheduler::schedule_batch(const std::vector<Instant>& at,
+                               std::function<void(std::uint32_t)> run) {
+  if (at.empty()) return;
+  auto batch = std::make_unique<Batch>();
+  batch->events.reserve(at.size());
+  for (std::uint32_t i = 0; i < at.size(); ++i) {
+    batch->events.push_back(Entry{std::max(at[i], now_), next_seq_++, i});
+  }
+  std::sort(batch->events.begin(), batch->events.end(),
+            [](const Entry& a, const Entry& b) { return Later{}(b, a); });
+  batch->run = std::move(run);
+  batches_.push_back(std::move(batch));
+}
+
+std::size_t Scheduler::waiting() const {
+  std::size_t n = heap_.size();
+  for (const auto& b : batches_) n += b->events.size() - b->next;
+  return n;
+}
+
 bool Scheduler::run_one() { return run_next(Instant::max()); }
 
+Scheduler::Batch* Scheduler::earliest_batch() const {
+  Batch* first = nullptr;
+  for (const auto& b : batches_) {
+    if (!first || Later{}(first->events[first->next], b->events[b->next])) first = b.get();
+  }
+  return first;
+}
+
 bool Scheduler::run_next(Instant limit) {
-  while (!heap_.empty() && heap_.front().at <= limit) {
+  for (;;) {
+    Batch* batch = earliest_batch();
+    if (batch && (heap_.empty() || Later{}(heap_.front(), batch->events[batch->next]))) {
+      const Entry e = batch->events[batch->next];
+      if (e.at > limit) return false;
+      ++batch->next;
+      now_ = e.at;
+      ++executed_;
+      if (batch->next == batch->events.size()) {
+        // Its last event: the batch goes first (the callback may add batches).
+        auto it = std::find_if(batches_.begin(), batches_.end(),
+                               [batch](const auto& b) { return b.get() == batch; });
+        std::unique_ptr<Batch> done = std::move(*it);
+        batches_.erase(it);
+        done->run(e.slot);
+      } else {
+        batch->run(e.slot);
+      }
+      return true;
+    }
+    if (heap_.empty() || heap_.front().at > limit) return false;
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Entry e = heap_.back();
     heap_.pop_back();
@@ -63,7 +111,6 @@ bool Scheduler::run_next(Instant limit) {
     callback();
     return true;
   }
-  return false;
 }
 
 void Scheduler::run_until(Instant until) {

@@ -74,9 +74,10 @@ Workload::Workload(World& world, const Scenario& scenario,
 
 void Workload::start() {
   for (std::uint32_t c = 0; c < clients_.size(); ++c) leave_if_done(c);  // clients without work
-  for (std::size_t c = 0; c < cursors_.size(); ++c) {
-    clock_.schedule(Instant{cursors_[c].start(*this)}, [this, c] { issue_next(c); });
-  }
+  std::vector<Instant> first_requests;
+  first_requests.reserve(cursors_.size());
+  for (const Cursor& cursor : cursors_) first_requests.push_back(Instant{cursor.start(*this)});
+  world_.schedule_batch(first_requests, [this](std::uint32_t c) { issue_next(c); });
   for (const EventSpec& e : scenario_.events) {
     clock_.schedule(Instant{e.at}, [this, &e] { run_event(e); });
   }

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "core/transport.hpp"
@@ -19,6 +21,16 @@ class World {
   /// servers as from `client` (its address and identity headers), each waiting at most `timeout`
   /// for its answer's headers (zero: no timeout).
   virtual Transport& transport(const ClientIdentity& client, Duration timeout) = 0;
+  /// Events known before the run: `run(i)` at `at[i]`, as if each were scheduled on clock() in
+  /// turn. A world may keep them apart from its timers (the simulator does: a crowd's first
+  /// requests would crowd its heap); by default each is scheduled.
+  virtual void schedule_batch(const std::vector<Instant>& at,
+                              std::function<void(std::uint32_t)> run) {
+    auto shared = std::make_shared<std::function<void(std::uint32_t)>>(std::move(run));
+    for (std::uint32_t i = 0; i < at.size(); ++i) {
+      clock().schedule(at[i], [shared, i] { (*shared)(i); });
+    }
+  }
   /// Lets time pass, delivering callbacks, until `until`, or earlier once `finished()` holds (a
   /// world may ignore it and run to `until`, as the simulator does, since it costs it nothing).
   virtual void run(Instant until, const std::function<bool()>& finished) = 0;

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "sim/scheduler.hpp"
 #include "sim/slot_pool.hpp"
@@ -89,6 +92,81 @@ TEST(Scheduler, WallTimeCountsFromEpoch) {
 }
 
 // The pool the network and the server hosts park per-request state in.
+// A batch's events run exactly as if each had been scheduled in turn: at their instants, and
+// among simultaneous events in the order of scheduling, interleaved with the heap's.
+TEST(Scheduler, ABatchRunsAsItsEventsScheduledInTurnWould) {
+  Scheduler s;
+  std::vector<std::string> order;
+  s.schedule(Instant{1s}, [&] { order.push_back("h1"); });
+  s.schedule_batch({Instant{2s}, Instant{1s}, Instant{1s}, Instant{0s}},
+                   [&](std::uint32_t i) { order.push_back("b" + std::to_string(i)); });
+  s.schedule(Instant{1s}, [&] { order.push_back("h2"); });
+  const Clock::TimerId cancelled = s.schedule(Instant{1s}, [&] { order.push_back("x"); });
+  s.cancel(cancelled);
+  EXPECT_EQ(s.waiting(), 7u);
+  s.run_until(Instant{1s});
+  EXPECT_EQ(order, (std::vector<std::string>{"b3", "h1", "b1", "b2", "h2"}));
+  EXPECT_EQ(s.now(), Instant{1s});
+  s.run();
+  EXPECT_EQ(order.back(), "b0");
+  EXPECT_EQ(s.now(), Instant{2s});
+  EXPECT_EQ(s.executed(), 6u);
+  EXPECT_EQ(s.waiting(), 0u);
+}
+
+// The same over random workloads: events that schedule more events (some at the present, some
+// cancelled, some in batches of their own) run in the same order, at the same instants, whether
+// a batch's events are scheduled one by one or as a batch.
+TEST(Scheduler, BatchesKeepTheOrderOfEventsScheduledOneByOne) {
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    auto run = [seed](bool batched) {
+      Scheduler s;
+      std::mt19937 rng(seed);
+      std::vector<std::string> log;
+      auto instant = [&] { return Instant{std::chrono::milliseconds(rng() % 5 * 500)}; };
+      std::function<void(const std::string&, int)> event = [&](const std::string& name, int depth) {
+        log.push_back(name + "@" + std::to_string(s.now().time_since_epoch().count()));
+        if (depth == 0) return;
+        const auto spawn = rng() % 4;
+        if (spawn == 0) {
+          const auto id = s.schedule(s.now() + (instant() - Instant{}), [] {});
+          if (rng() % 2) s.cancel(id);
+        } else if (spawn == 1) {
+          std::vector<Instant> at;
+          for (int i = 0; i < 3; ++i) at.push_back(s.now() + (instant() - Instant{}));
+          auto child = [&event, name, depth](std::uint32_t i) {
+            event(name + "." + std::to_string(i), depth - 1);
+          };
+          if (batched) {
+            s.schedule_batch(at, child);
+          } else {
+            for (std::uint32_t i = 0; i < at.size(); ++i)
+              s.schedule(at[i], [child, i] { child(i); });
+          }
+        } else {
+          s.schedule(s.now() + (instant() - Instant{}),
+                     [&event, name, depth] { event(name + "'", depth - 1); });
+        }
+      };
+      std::vector<Instant> at;
+      for (int i = 0; i < 20; ++i) at.push_back(instant());
+      for (int i = 0; i < 5; ++i)
+        s.schedule(instant(), [&event, i] { event("h" + std::to_string(i), 3); });
+      auto first = [&event](std::uint32_t i) { event("b" + std::to_string(i), 3); };
+      if (batched) {
+        s.schedule_batch(at, first);
+      } else {
+        for (std::uint32_t i = 0; i < at.size(); ++i) s.schedule(at[i], [first, i] { first(i); });
+      }
+      s.run_until(Instant{1s});
+      log.push_back("until 1s");
+      s.run();
+      return log;
+    };
+    ASSERT_EQ(run(true), run(false)) << "seed " << seed;
+  }
+}
+
 TEST(SlotPool, ReusesFreedSlotsAndGivesBackWhatWasPut) {
   SlotPool<std::string> pool;
   const auto a = pool.put("first");
