@@ -82,7 +82,8 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   Recorder recorder(world.clock(), options.trace, options.series, options.attempts);
   InvariantChecker checker(scenario);
   recorder.set_watcher(&checker);
-  Workload workload(world, scenario, options.strategy, seed, recorder, checker);
+  Workload workload(world, scenario, options.strategy, seed, recorder, checker,
+                    options.clients_leave);
   workload.start();
   world.run(Instant{scenario.until}, [&] { return workload.finished(); });
   const std::uint64_t clients_left = workload.clients_left();

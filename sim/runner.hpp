@@ -20,6 +20,9 @@ struct RunOptions {
   std::ostream* trace = nullptr;        ///< JSON lines, one per attempt
   AttemptSink* attempts = nullptr;      ///< told of every attempt the trace holds (--db)
   bool series = true;                   ///< include the step series in the result
+  /// Clients that are done leave the crowd (their engines released). Off, every client stays to
+  /// the end: the same results, byte for byte, at more memory (the property tests compare them).
+  bool clients_leave = true;
 };
 
 struct RunOutcome {

@@ -8,7 +8,7 @@ namespace pacing::sim {
 
 Workload::Workload(World& world, const Scenario& scenario,
                    const std::optional<std::string>& strategy, std::uint64_t seed,
-                   Recorder& recorder, InvariantChecker& checker)
+                   Recorder& recorder, InvariantChecker& checker, bool clients_leave)
     : world_(world),
       clock_(world.clock()),
       scenario_(scenario),
@@ -16,7 +16,8 @@ Workload::Workload(World& world, const Scenario& scenario,
       checker_(checker),
       identities_(make_clients(scenario, seed)),
       aborted_(scenario.queries.size(), false),
-      shared_settings_(scenario.populations.size()) {
+      shared_settings_(scenario.populations.size()),
+      clients_leave_(clients_leave) {
   std::vector<bool> observed(scenario.populations.size(), false);
   clients_.reserve(identities_.size());
   for (const ClientIdentity& identity : identities_) {
@@ -146,7 +147,7 @@ void Workload::cursor_done(Cursor& cursor) {
 
 void Workload::leave_if_done(std::uint32_t client) {
   const Client& c = clients_[client];
-  if (c.observed || c.cursors_left != 0 || c.open != 0 || !c.strategy) return;
+  if (!clients_leave_ || c.observed || c.cursors_left != 0 || c.open != 0 || !c.strategy) return;
   // Scheduled at the present: it runs after the engine's call returns, and moves no other event
   // (events at one instant run in the order they were scheduled).
   clock_.schedule(clock_.now(), [this, client] {

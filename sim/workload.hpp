@@ -28,9 +28,11 @@ class Workload {
  public:
   /// Builds every client of the scenario (its identity, its transport in `world`, its strategy:
   /// `strategy` for all when given, else its population's) and tells the recorder and the
-  /// checker about them. `seed` draws the clients' starts.
+  /// checker about them. `seed` draws the clients' starts. With `clients_leave`, a client that is
+  /// done leaves (see leave_if_done).
   Workload(World& world, const Scenario& scenario, const std::optional<std::string>& strategy,
-           std::uint64_t seed, Recorder& recorder, InvariantChecker& checker);
+           std::uint64_t seed, Recorder& recorder, InvariantChecker& checker,
+           bool clients_leave = true);
   Workload(const Workload&) = delete;
   Workload& operator=(const Workload&) = delete;
 
@@ -108,6 +110,7 @@ class Workload {
   std::vector<bool> aborted_;                          // by query
   std::vector<SharedEngineSettings> shared_settings_;  ///< by population: its clients' one copy
   MemoryGuard memory_;
+  bool clients_leave_ = true;
   std::uint64_t clients_left_ = 0;
 };
 

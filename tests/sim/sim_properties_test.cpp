@@ -292,6 +292,35 @@ TEST_P(ScenarioProperties, InvariantsHoldForRandomCrowdsUnderEveryStrategy) {
   }
 }
 
+// Clients that are done leave the crowd, and their engines are released: that changes nothing
+// of a run, byte for byte, under every strategy (and some do leave).
+TEST_P(ScenarioProperties, ClientsLeavingChangesNothingUnderEveryStrategy) {
+  const std::uint64_t first = static_cast<std::uint64_t>(GetParam()) * kSeedsPerShard / 8 + 1;
+  std::uint64_t left = 0;
+  for (std::uint64_t seed = first; seed < first + kSeedsPerShard / 8; ++seed) {
+    const Json document = ScenarioMaker(seed).make_crowd();
+    const Scenario scenario = parse_scenario(document, "random.json");
+    for (const std::string& strategy : strategy_names()) {
+      std::ostringstream leaving_trace, staying_trace;
+      RunOptions options;
+      options.strategy = strategy;
+      options.trace = &leaving_trace;
+      const RunOutcome leaving = run_scenario(scenario, options);
+      options.trace = &staying_trace;
+      options.clients_leave = false;
+      const RunOutcome staying = run_scenario(scenario, options);
+      EXPECT_EQ(staying.clients_left, 0u);
+      left += leaving.clients_left;
+      ASSERT_EQ(leaving.result.dump(), staying.result.dump())
+          << "seed " << seed << ", " << strategy << ":\n"
+          << document.dump();
+      ASSERT_EQ(leaving_trace.str(), staying_trace.str()) << "seed " << seed << ", " << strategy;
+      ASSERT_EQ(leaving.violations, staying.violations) << "seed " << seed << ", " << strategy;
+    }
+  }
+  EXPECT_GT(left, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, ScenarioProperties, ::testing::Range(0, kShards));
 
 // Same scenario and seed, same bytes: the result and the trace.
