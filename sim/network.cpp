@@ -31,6 +31,7 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
   const Instant now = clock_.now();
   Link::Lane& lane = *link.lane_;
   if (lane.timeout > Duration::zero()) {
+    drop_settled(lane);
     lane.deadlines.emplace_back(now + lane.timeout, id);
     if (!lane.armed) {
       lane.armed = true;
@@ -116,9 +117,18 @@ void SimNetwork::expire_timeouts(Link::Lane& lane) {
     r.error = "timeout";
     settle(id, std::move(r));  // nothing when it settled already
   }
+  // The timer waits for the oldest attempt still open, not for each one sent: most settle long
+  // before their deadline, and waking for each would be an event per attempt.
+  drop_settled(lane);
   if (!lane.deadlines.empty()) {
     lane.armed = true;
     clock_.schedule(lane.deadlines.front().first, [this, &lane] { expire_timeouts(lane); });
+  }
+}
+
+void SimNetwork::drop_settled(Link::Lane& lane) {
+  while (!lane.deadlines.empty() && !open_.find(lane.deadlines.front().second)) {
+    lane.deadlines.pop_front();
   }
 }
 

@@ -89,8 +89,11 @@ class SimNetwork {
   void arrive(std::uint32_t transit_slot);
   void respond(std::uint64_t attempt_id, const Reply& reply);
   void fail_later(std::uint64_t attempt_id, Instant at, std::string error);
-  /// Times out the lane's attempts whose deadline has come, then waits for its next deadline.
+  /// Times out the lane's attempts whose deadline has come, then waits for the deadline of the
+  /// oldest attempt still open.
   void expire_timeouts(Link::Lane& lane);
+  /// Forgets the deadlines at the front of the lane whose attempts have settled.
+  void drop_settled(Link::Lane& lane);
 
   Scheduler& clock_;
   Rng& rng_;

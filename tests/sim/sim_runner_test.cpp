@@ -381,6 +381,40 @@ TEST(Runner, FaultsAreNetworkFailuresOrTimeouts) {
   }
 }
 
+// An attempt times out at exactly its start plus the timeout, and the network's timer wakes only
+// for attempts still open: 50 answered attempts under a 30 s timeout cost one wake-up (at 30 s,
+// finding all of them settled), not one each.
+TEST(Runner, TimeoutsEndAttemptsAtTheirDeadlineAndWakeOnlyForOpenOnes) {
+  auto run = [](int timeout, bool stalled) {
+    std::ostringstream trace;
+    RunOptions options;
+    options.trace = &trace;
+    RunOutcome out = run_scenario(
+        scenario(R"({"name": "t", "until": 100,
+      "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200, "service": 0.1}]},
+                  "b.org": {"model": "timeout"}},
+      "client": {"timeout": )" +
+                 std::to_string(timeout) + R"(, "retries": 0},
+      "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 50, "every": 0.1})" +
+                 (stalled ? R"(, {"host": "b.org", "count": 3, "at": 0.05, "every": 1})" : "") +
+                 R"(]}]})"),
+        options);
+    EXPECT_TRUE(out.violations.empty()) << out.violations.front();
+    return std::make_pair(out, lines(trace.str()));
+  };
+  const auto [with_timeout, answered] = run(30, false);
+  const auto [without_timeout, unused] = run(0, false);
+  EXPECT_EQ(with_timeout.events, without_timeout.events + 1);
+  const auto [stalled, trace] = run(2, true);
+  std::vector<double> timed_out_at;
+  for (const Json& line : trace) {
+    if (line["outcome"] != "timeout") continue;
+    EXPECT_DOUBLE_EQ(line["settled"].get<double>() - line["sent"].get<double>(), 2.0);
+    timed_out_at.push_back(line["settled"].get<double>());
+  }
+  EXPECT_EQ(timed_out_at, (std::vector<double>{2.05, 3.05, 4.05}));
+}
+
 // A network failure is what a server's `network_failure` or `fault` injects; from a server that
 // injects none it is a defect of the transport or the hosting (a live run's stale connection).
 TEST(Invariants, ANetworkFailureFromAServerThatInjectsNoneIsAViolation) {
