@@ -15,7 +15,6 @@ Workload::Workload(World& world, const Scenario& scenario,
       recorder_(recorder),
       checker_(checker),
       identities_(make_clients(scenario, seed)),
-      aborted_(scenario.queries.size(), false),
       shared_settings_(scenario.populations.size()),
       clients_leave_(clients_leave) {
   std::vector<bool> observed(scenario.populations.size(), false);
@@ -179,7 +178,6 @@ void Workload::run_event(const EventSpec& e) {
   if (e.abort) {
     for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
       if (scenario_.queries[q].name != *e.abort) continue;
-      aborted_[q] = true;
       for (Cursor& cur : cursors_)
         if (entries_[cur.entry].query == q) cursor_done(cur);
       abort_where([q](const OpenRequest& r) { return r.query == q; });
@@ -208,13 +206,11 @@ void Workload::abort_where(Selected selected) {
 
 bool Workload::finished() const {
   return recorder_.open_requests() == 0 &&
-         std::all_of(cursors_.begin(), cursors_.end(), [this](const Cursor& c) {
-           return c.issued == entries_[c.entry].spec->count || aborted_[entries_[c.entry].query];
-         });
+         std::all_of(clients_.begin(), clients_.end(),
+                     [](const Client& c) { return c.cursors_left == 0; });
 }
 
 void Workload::abort_everything() {
-  aborted_.assign(aborted_.size(), true);
   for (Cursor& cur : cursors_) cursor_done(cur);
   abort_where([](const OpenRequest&) { return true; });
 }

@@ -107,7 +107,6 @@ class Workload {
   std::vector<Entry> entries_;
   std::vector<Cursor> cursors_;
   SequentialIdMap<OpenRequest> open_;                  // by tag
-  std::vector<bool> aborted_;                          // by query
   std::vector<SharedEngineSettings> shared_settings_;  ///< by population: its clients' one copy
   MemoryGuard memory_;
   bool clients_leave_ = true;
