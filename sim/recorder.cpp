@@ -233,7 +233,7 @@ void Recorder::on_entity(const EntityState& e) {
       e.paused_until.time_since_epoch() > Duration::zero() ? t(e.paused_until) : 0.0;
   if (e.group) {
     if (!series_) return;
-    EntitySeries& g = groups_[std::string(e.key)];
+    EntitySeries& g = series_of(groups_, e.key);
     g.in_flight.set(now, static_cast<double>(e.in_flight));
     g.queued.set(now, static_cast<double>(e.queued));
     g.interval.set(now, to_seconds(e.interval));
@@ -255,9 +255,15 @@ void Recorder::on_entity(const EntityState& e) {
   h.paused_series.set(now, paused);
 }
 
+Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key) {
+  auto it = map.find(key);
+  if (it == map.end()) it = map.try_emplace(std::string(key)).first;
+  return it->second;
+}
+
 void Recorder::on_queue(const QueueState& q) {
   if (!series_) return;
-  EntitySeries& s = queues_[std::string(q.key)];
+  EntitySeries& s = series_of(queues_, q.key);
   const double now = t(clock_.now());
   s.in_flight.set(now, static_cast<double>(q.in_flight));
   s.queued.set(now, static_cast<double>(q.queued));
@@ -314,7 +320,7 @@ Json Recorder::result() const {
       if (h.refusal_stride > 1) hosts[h.name]["refusal_markers_every"] = h.refusal_stride;
     }
   }
-  auto entity_json = [share](const std::map<std::string, EntitySeries>& m, bool learned) {
+  auto entity_json = [share](const EntitySeriesMap& m, bool learned) {
     Json out = Json::object();
     for (const auto& [key, s] : m) {
       Json series{{"in_flight", s.in_flight.to_json(share)}, {"queued", s.queued.to_json(share)}};

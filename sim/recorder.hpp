@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -188,8 +187,12 @@ class Recorder final : public EngineObserver {
   /// the ones settled before it; the network keys its open attempts by them too).
   SequentialIdMap<OpenAttempt> open_attempts_;
   std::uint64_t next_world_id_ = 0;
-  std::map<std::string, EntitySeries> groups_;
-  std::map<std::string, EntitySeries> queues_;
+  /// By key, looked up by the engine's string_view without building a string (result.json's
+  /// objects sort their keys, so the order here is free).
+  using EntitySeriesMap = std::unordered_map<std::string, EntitySeries, KeyHash, std::equal_to<>>;
+  static EntitySeries& series_of(EntitySeriesMap& map, std::string_view key);
+  EntitySeriesMap groups_;
+  EntitySeriesMap queues_;
   std::uint32_t last_entity_ = UINT32_MAX;  ///< the host on_entity() was last told about
   std::size_t open_requests_ = 0;
   std::uint64_t refusals_ = 0;

@@ -22,33 +22,57 @@ void StepSeries::set(double t, double value) {
 void StepSeries::set_exact(double t, double value) {
   // On real time a start is stamped with the engine's instant, which can precede a point already
   // recorded during the same pump: keep the series in time order.
-  if (!points_.empty()) t = std::max(t, std::max(points_.back().first, instant_));
+  if (!points_.empty()) t = std::max(t, std::max(tail_t_, instant_));
   if (keep_peaks_) {
-    if (points_.empty() || t > instant_) {
-      instant_ = t;
-      peak_ = value;
-    } else {
-      peak_ = std::max(peak_, value);
-    }
-    // Rewrite this instant's points (at most two): its peak when the level fell back below it,
-    // then the level it ends with; a point that repeats the level before it is left out.
-    std::size_t first = points_.size();
-    while (first > 0 && points_[first - 1].first == t) --first;
-    points_.resize(first);
-    auto push = [&](double v) {
-      if (points_.empty() || points_.back().second != v) points_.emplace_back(t, v);
-    };
-    if (peak_ > value) push(peak_);
-    push(value);
+    set_keeping_peaks(t, value);
     return;
   }
-  if (!points_.empty() && points_.back().second == value) return;
-  if (!points_.empty() && points_.back().first == t) {
-    points_.back().second = value;
-    if (points_.size() > 1 && points_[points_.size() - 2].second == value) points_.pop_back();
+  if (!points_.empty() && tail_v_ == value) return;
+  if (!points_.empty() && tail_t_ == t) {
+    // A second change at one instant replaces the first; one back to the level before the
+    // instant leaves no change there at all.
+    if (points_.size() > 1 && points_[points_.size() - 2].second == value) {
+      points_.pop_back();
+      tail_t_ = points_.back().first;
+    } else {
+      points_.back().second = value;
+    }
+    tail_v_ = value;
     return;
   }
   points_.emplace_back(t, value);
+  tail_t_ = t;
+  tail_v_ = value;
+}
+
+void StepSeries::set_keeping_peaks(double t, double value) {
+  if (points_.empty() || t > instant_) {
+    instant_ = t;
+    peak_ = value;
+    has_before_ = !points_.empty();
+    before_ = tail_v_;
+    at_instant_ = 0;
+  } else {
+    peak_ = std::max(peak_, value);
+  }
+  // Rewrite this instant's points (at most two): its peak when the level fell back below it,
+  // then the level it ends with; a point that repeats the level before it is left out.
+  points_.resize(points_.size() - at_instant_);
+  at_instant_ = 0;
+  bool has_level = has_before_;
+  double level = before_;
+  auto push = [&](double v) {
+    if (has_level && level == v) return;
+    points_.emplace_back(t, v);
+    ++at_instant_;
+    has_level = true;
+    level = v;
+  };
+  if (peak_ > value) push(peak_);
+  push(value);
+  // Every point of such a series is at an instant not after instant_, which bounds the next t.
+  tail_t_ = t;
+  tail_v_ = level;
 }
 
 void StepSeries::to_bins() {
@@ -91,6 +115,17 @@ std::vector<StepSeries::Bin> StepSeries::merged(const std::vector<Bin>& bins, do
   return out;
 }
 
+std::size_t StepSeries::merged_count(const std::vector<Bin>& bins, double width) {
+  std::size_t count = 0;
+  long long last_bin = 0;
+  for (const Bin& b : bins) {
+    const long long bin = bin_of(b.first, width);
+    if (count == 0 || bin != last_bin) ++count;
+    last_bin = bin;
+  }
+  return count;
+}
+
 void StepSeries::halve_resolution() {
   width_ *= 2;
   bins_ = merged(bins_, width_);
@@ -115,7 +150,7 @@ std::vector<std::pair<double, double>> StepSeries::points() const {
 
 double StepSeries::last() const {
   if (width_ > 0) return bins_.back().end;
-  return points_.empty() ? 0 : points_.back().second;
+  return points_.empty() ? 0 : tail_v_;
 }
 
 Json StepSeries::to_json(std::size_t max_points, double* resolution) const {
@@ -130,10 +165,24 @@ Json StepSeries::to_json(std::size_t max_points, double* resolution) const {
     } else {
       bins = bins_;
     }
-    while (bins.size() * 2 > max_points) {
-      width *= 2;
-      bins = merged(bins, width);
+    // The narrowest width, doubling from this one, at which the bins fit. Bins nest (one 2w wide
+    // holds whole bins w wide), so merging once at that width gives what merging at each width
+    // in turn would, and the count at any width is found without building the bins: a doubling
+    // search, then a bisection, instead of a pass per doubling (twenty from 1 us to 1 s).
+    auto fits = [&](int doublings) {
+      return merged_count(bins, std::ldexp(width, doublings)) * 2 <= max_points;
+    };
+    int low = 0, high = 1;  // bins.size() * 2 > max_points: no fit at `width` itself
+    while (!fits(high)) {
+      low = high;
+      high *= 2;
     }
+    while (high - low > 1) {
+      const int mid = low + (high - low) / 2;
+      (fits(mid) ? high : low) = mid;
+    }
+    width = std::ldexp(width, high);
+    bins = merged(bins, width);
     points = points_of(bins);
   }
   if (resolution) *resolution = width;

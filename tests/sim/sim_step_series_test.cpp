@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+#include <vector>
+
 #include "sim/step_series.hpp"
 
 namespace pacing::sim {
@@ -51,6 +55,95 @@ TEST(StepSeries, CoalescedCounterKeepsItsCount) {
   EXPECT_EQ(points.back()[1], 100'000);
   for (std::size_t i = 1; i < points.size(); ++i) {
     EXPECT_LT(points[i - 1][1].get<double>(), points[i][1].get<double>());  // still a count
+  }
+}
+
+using Points = std::vector<std::pair<double, double>>;
+
+/// What a series of changes at non-decreasing instants should hold, computed from the whole
+/// sequence at once: per instant, its peak (when kept and the level fell back below it) and
+/// the level it ends with, each left out when it repeats the level before it.
+Points expected_points(const Points& changes, bool keep_peaks) {
+  Points out;
+  for (std::size_t i = 0; i < changes.size();) {
+    const double t = changes[i].first;
+    double peak = changes[i].second, end = changes[i].second;
+    for (; i < changes.size() && changes[i].first == t; ++i) {
+      peak = std::max(peak, changes[i].second);
+      end = changes[i].second;
+    }
+    auto push = [&](double v) {
+      if (out.empty() || out.back().second != v) out.emplace_back(t, v);
+    };
+    if (keep_peaks && peak > end) push(peak);
+    push(end);
+  }
+  return out;
+}
+
+/// `points` coalesced as to_json() promises: bins 1 us wide, doubled until at most
+/// `max_points / 2` bins, each the bin's first instant with its highest value, then its last
+/// instant with the value it ends with (repeats left out).
+Points expected_coalesced(const Points& points, std::size_t max_points) {
+  if (points.size() <= max_points) return points;
+  struct Bin {
+    double first, max, last, end;
+  };
+  std::vector<Bin> bins;
+  for (const auto& [t, v] : points) bins.push_back({t, v, t, v});
+  for (double width = 2e-6; bins.size() * 2 > max_points; width *= 2) {
+    std::vector<Bin> merged;
+    for (const Bin& b : bins) {
+      if (!merged.empty() &&
+          std::floor(merged.back().first / width) == std::floor(b.first / width)) {
+        merged.back().max = std::max(merged.back().max, b.max);
+        merged.back().last = b.last;
+        merged.back().end = b.end;
+      } else {
+        merged.push_back(b);
+      }
+    }
+    bins = std::move(merged);
+  }
+  Points out;
+  auto push = [&](double t, double v) {
+    if (out.empty() || out.back().second != v) out.emplace_back(t, v);
+  };
+  for (const Bin& b : bins) {
+    push(b.first, b.max);
+    push(b.last, b.end);
+  }
+  return out;
+}
+
+Points points_of(const Json& json) {
+  Points out;
+  for (const Json& p : json) out.emplace_back(p[0].get<double>(), p[1].get<double>());
+  return out;
+}
+
+TEST(StepSeries, HoldsEachInstantsPeakAndEndLevelOverManySeeds) {
+  for (unsigned seed = 1; seed <= 300; ++seed) {
+    std::mt19937 rng(seed);
+    const bool keep_peaks = seed % 2 == 0;
+    StepSeries series(keep_peaks);
+    Points changes;
+    double t = 0;
+    const int n = std::uniform_int_distribution<int>(1, 1500)(rng);
+    for (int i = 0; i < n; ++i) {
+      // Several changes at one instant are common (a start and an answer at the same time).
+      if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
+      const double v = static_cast<double>(rng() % 4);
+      series.set(t, v);
+      changes.emplace_back(t, v);
+    }
+    const Points expected = expected_points(changes, keep_peaks);
+    ASSERT_EQ(points_of(series.to_json()), expected) << "seed " << seed;
+    ASSERT_EQ(series.last(), changes.back().second) << "seed " << seed;
+    for (std::size_t max_points : {60u, 200u, 999u}) {
+      ASSERT_EQ(points_of(series.to_json(max_points)), expected_coalesced(expected, max_points))
+          << "seed " << seed << ", at most " << max_points << " points";
+    }
   }
 }
 
