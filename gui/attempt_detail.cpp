@@ -6,7 +6,7 @@
 
 namespace pacing::gui {
 
-HostAttempts::HostAttempts(std::vector<double> sent, std::vector<double> settled,
+HostAttempts::HostAttempts(std::vector<AttemptEvent> sent, std::vector<AttemptEvent> settled,
                            std::vector<Refusal> refusals)
     : sent_(std::move(sent)), settled_(std::move(settled)), refusals_(std::move(refusals)) {
   std::sort(sent_.begin(), sent_.end());
@@ -16,22 +16,26 @@ HostAttempts::HostAttempts(std::vector<double> sent, std::vector<double> settled
 }
 
 Steps HostAttempts::in_flight(double x0, double x1) const {
-  auto send = std::upper_bound(sent_.begin(), sent_.end(), x0);
-  auto settle = std::upper_bound(settled_.begin(), settled_.end(), x0);
+  auto after = [](const std::vector<AttemptEvent>& events, double t) {
+    return std::upper_bound(events.begin(), events.end(), t,
+                            [](double at, const AttemptEvent& e) { return at < e.t; });
+  };
+  auto send = after(sent_, x0);
+  auto settle = after(settled_, x0);
   double level = static_cast<double>((send - sent_.begin()) - (settle - settled_.begin()));
   Steps out;
   out.t.push_back(x0);
   out.v.push_back(level);
   while (true) {
-    const bool more_settles = settle != settled_.end() && *settle <= x1;
-    const bool more_sends = send != sent_.end() && *send <= x1;
+    const bool more_settles = settle != settled_.end() && settle->t <= x1;
+    const bool more_sends = send != sent_.end() && send->t <= x1;
     if (!more_settles && !more_sends) break;
     double at;
-    if (more_settles && (!more_sends || *settle <= *send)) {
-      at = *settle++;
+    if (more_settles && (!more_sends || *settle < *send)) {
+      at = (settle++)->t;
       level -= 1;
     } else {
-      at = *send++;
+      at = (send++)->t;
       level += 1;
     }
     out.t.push_back(at);
@@ -51,12 +55,12 @@ std::vector<Refusal> HostAttempts::refusals(double x0, double x1, std::uint32_t 
   return out;
 }
 
-void HostAttemptsBuilder::add(double sent, double settled, std::optional<int> status,
+void HostAttemptsBuilder::add(AttemptEvent sent, AttemptEvent settled, std::optional<int> status,
                               std::optional<double> retry_after) {
   sent_.push_back(sent);
   settled_.push_back(settled);
   if (status && is_refusal(*status, retry_after.has_value())) {
-    refusals_.push_back(Refusal{settled, *status, retry_after, 0});
+    refusals_.push_back(Refusal{settled.t, *status, retry_after, 0});
   }
 }
 

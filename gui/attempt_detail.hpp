@@ -3,6 +3,8 @@
 // the time window shown is finer than the resolution the series were stored at (result.json's
 // `series_resolution`). Read from a results database (`--db`, see results_db_file.hpp). No Qt.
 
+#include <compare>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,39 +14,47 @@
 
 namespace pacing::gui {
 
+/// A send or a settle: its instant, and its place among the run's sends and settles (what orders
+/// events of one instant: sim::AttemptRow's orders).
+struct AttemptEvent {
+  double t;
+  std::uint64_t order;
+  auto operator<=>(const AttemptEvent&) const = default;
+};
+
 /// One host's attempts: the instants each was sent and settled, and its refusals.
 class HostAttempts {
  public:
   /// `sent[i]` and `settled[i]` need not be in any order; `refusals` are kept in settle order.
-  HostAttempts(std::vector<double> sent, std::vector<double> settled,
+  HostAttempts(std::vector<AttemptEvent> sent, std::vector<AttemptEvent> settled,
                std::vector<Refusal> refusals);
 
   /// The attempts in flight over [x0, x1] as a step series: the level at x0, then one point per
-  /// send and per settle up to x1. The database keeps no order among events of one instant, so
-  /// settles are counted before sends there (a freed place is taken again at the same instant).
+  /// send and per settle up to x1, events of one instant in the order they happened (an
+  /// unrelated start before an answer shows its peak; a freed place refilled at once does not).
   Steps in_flight(double x0, double x1) const;
   /// The refusals settled in [x0, x1], in time order, their `host` set to `host`.
   std::vector<Refusal> refusals(double x0, double x1, std::uint32_t host) const;
   std::size_t attempts() const { return sent_.size(); }
 
  private:
-  std::vector<double> sent_, settled_;  // each sorted
-  std::vector<Refusal> refusals_;       // by settle time
+  std::vector<AttemptEvent> sent_, settled_;  // each sorted
+  std::vector<Refusal> refusals_;             // by settle time
 };
 
 /// Gathers one host's attempts, in any order, into a HostAttempts: the one place that decides
 /// which attempts were refusals (the core's is_refusal), for every source of attempts.
 class HostAttemptsBuilder {
  public:
-  /// An attempt sent at `sent`, settled at `settled`; its answer's status and parsed Retry-After
-  /// delay when it had them.
-  void add(double sent, double settled, std::optional<int> status,
+  /// An attempt sent and settled as given; its answer's status and parsed Retry-After delay
+  /// when it had them.
+  void add(AttemptEvent sent, AttemptEvent settled, std::optional<int> status,
            std::optional<double> retry_after);
   /// What was added (null when nothing was); the builder is empty again.
   std::shared_ptr<const HostAttempts> build();
 
  private:
-  std::vector<double> sent_, settled_;
+  std::vector<AttemptEvent> sent_, settled_;
   std::vector<Refusal> refusals_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/http.hpp"
 #include "sim/json_input.hpp"
+#include "sim/results_db.hpp"
 
 namespace pacing::gui {
 
@@ -17,8 +18,8 @@ using Json = nlohmann::json;
 
 namespace {
 
-/// The schema versions this reader knows (sim/results_db.cpp writes them).
-constexpr const char* kSchemaVersion = "1";
+/// The schema version this reader knows: the one sim/results_db.cpp writes.
+constexpr const char* kSchemaVersion = sim::kResultsDbSchemaVersion;
 /// The most levels a result's JSON Pointer has (result.json has 6 at most).
 constexpr std::ptrdiff_t kDeepest = 16;
 
@@ -254,12 +255,13 @@ std::shared_ptr<const HostAttempts> ResultsDbFile::host_attempts(std::int64_t id
   std::lock_guard lock(mutex_);
   // attempts_of (run, host, sent) finds them; a request that never started has no `sent`.
   Query q(*this,
-          "SELECT sent, settled, status, retry_after FROM attempts WHERE run = ? AND host = ? AND "
-          "sent IS NOT NULL ORDER BY sent");
+          "SELECT sent, settled, status, retry_after, sent_order, settled_order FROM attempts "
+          "WHERE run = ? AND host = ? AND sent IS NOT NULL ORDER BY sent");
   q.bind(1, id).bind(2, host);
   HostAttemptsBuilder attempts;
   while (q.next()) {
-    attempts.add(q.real(0), q.real(1),
+    auto order = [&](int column) { return static_cast<std::uint64_t>(q.integer(column)); };
+    attempts.add({q.real(0), order(4)}, {q.real(1), order(5)},
                  q.null(2) ? std::nullopt : std::optional(static_cast<int>(q.integer(2))),
                  q.null(3) ? std::nullopt : std::optional(q.real(3)));
   }

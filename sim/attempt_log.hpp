@@ -22,6 +22,12 @@ struct AttemptRow {
   std::optional<double> retry_after;       ///< the parsed delay, seconds
   std::string_view outcome;                ///< response, timeout, network or aborted
   std::optional<std::string_view> client;  ///< "crowd#3" in crowd scenarios
+  /// The places of its send and of its end among the run's sends and ends, counted together
+  /// from 0 in the order the lab saw them: what orders events at one instant (a freed place
+  /// refilled at once, or an unrelated start before an answer). The database keeps them; the
+  /// trace's lines are already in the order of ends.
+  std::optional<std::uint64_t> sent_order;
+  std::uint64_t settled_order = 0;
 };
 
 /// Told of every attempt, in the order they end.

@@ -109,8 +109,9 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
   update_host_series(h, attempt.started_at);
   const std::uint64_t world_id = next_world_id_++;
   open_attempts_.try_emplace(
-      world_id, OpenAttempt{attempt.id, tag, attempt.number, attempt.started_at, port.client_,
-                            r.host, r.query_name, r.path, r.arrived, std::move(on_settled)});
+      world_id,
+      OpenAttempt{attempt.id, tag, attempt.number, SentAt{attempt.started_at, event_order_++},
+                  port.client_, r.host, r.query_name, r.path, r.arrived, std::move(on_settled)});
   port.world_ids_.try_emplace(attempt.id, world_id);
   if (crowd_) crowd_->started(port.client_, t(attempt.started_at));
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
@@ -192,8 +193,10 @@ Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
 }
 
 void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int number,
-                          std::optional<Instant> sent, Instant settled, const AttemptResult* r,
+                          std::optional<SentAt> sent, Instant settled, const AttemptResult* r,
                           std::optional<Duration> retry_after, std::string_view outcome) {
+  // Counted whether or not anything is written: the order is the run's, not the sinks'.
+  const std::uint64_t settled_order = event_order_++;
   if (!trace_ && !attempts_) return;
   AttemptRow row;
   row.request = tag + 1;
@@ -202,8 +205,12 @@ void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int numbe
   row.path = *req.path;
   row.attempt = number;
   row.arrived = t(req.arrived);
-  if (sent) row.sent = t(*sent);
+  if (sent) {
+    row.sent = t(sent->at);
+    row.sent_order = sent->order;
+  }
   row.settled = t(settled);
+  row.settled_order = settled_order;
   if (r && r->kind == AttemptResult::Kind::response) row.status = r->response.status;
   if (retry_after) row.retry_after = to_seconds(*retry_after);
   row.outcome = outcome;

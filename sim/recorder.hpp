@@ -107,11 +107,17 @@ class Recorder final : public EngineObserver {
     std::uint64_t refusal_stride = 1;
   };
   /// An attempt in flight, with what its trace line needs (its request may complete first).
+  /// When an attempt was sent, and its place among the run's sends and ends (the order of
+  /// events at one instant, which the instants alone do not tell).
+  struct SentAt {
+    Instant at;
+    std::uint64_t order;
+  };
   struct OpenAttempt {
     std::uint64_t engine_id;  ///< its id in its client's engine
     std::uint64_t tag;
     int number;
-    Instant sent;
+    SentAt sent;
     std::uint32_t client;
     std::uint32_t host;
     const std::string* query_name;
@@ -154,7 +160,7 @@ class Recorder final : public EngineObserver {
   /// One attempt to the trace and the attempt sink; `sent` is nullopt for a request that never
   /// started.
   void trace_line(std::uint64_t tag, const RequestRecord& request, int number,
-                  std::optional<Instant> sent, Instant settled, const AttemptResult* r,
+                  std::optional<SentAt> sent, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
   void settled(std::uint64_t world_id, AttemptResult result);
   /// What a trace line needs of an attempt's request, from the attempt itself.
@@ -187,6 +193,8 @@ class Recorder final : public EngineObserver {
   /// the ones settled before it; the network keys its open attempts by them too).
   SequentialIdMap<OpenAttempt> open_attempts_;
   std::uint64_t next_world_id_ = 0;
+  /// Sends and ends counted together, in the order they happened (AttemptRow's orders).
+  std::uint64_t event_order_ = 0;
   /// By key, looked up by the engine's string_view without building a string (result.json's
   /// objects sort their keys, so the order here is free).
   using EntitySeriesMap = std::unordered_map<std::string, EntitySeries, KeyHash, std::equal_to<>>;

@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The schema, documented in the README ("Results in SQLite"). Bump kSchemaVersion on any change.
-constexpr const char* kSchemaVersion = "1";
+// The schema, documented in the README ("Results in SQLite"). Bump kResultsDbSchemaVersion on
+// any change.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs(run INTEGER PRIMARY KEY, scenario TEXT NOT NULL, strategy TEXT NOT NULL,
@@ -36,7 +36,7 @@ CREATE TABLE clients(run INTEGER NOT NULL, population TEXT NOT NULL, client INTE
   PRIMARY KEY(run, population, client));
 CREATE TABLE attempts(run INTEGER NOT NULL, request INTEGER NOT NULL, query TEXT, host TEXT,
   path TEXT, attempt INTEGER, arrived REAL, sent REAL, settled REAL, status INTEGER,
-  retry_after REAL, outcome TEXT, client TEXT);
+  retry_after REAL, outcome TEXT, client TEXT, sent_order INTEGER, settled_order INTEGER);
 )sql";
 // Built after the rows are in: one pass each instead of an update per insert.
 constexpr const char* kIndexes = R"sql(
@@ -61,7 +61,8 @@ void AttemptTable::attempt(const AttemptRow& row) {
                       row.client ? intern(*row.client) : Row::kNone,
                       static_cast<std::uint16_t>(intern(row.outcome)),
                       static_cast<std::int16_t>(row.status.value_or(0)), row.attempt, row.arrived,
-                      row.settled, row.sent.value_or(kNull), row.retry_after.value_or(kNull)});
+                      row.settled, row.sent.value_or(kNull), row.retry_after.value_or(kNull),
+                      row.sent_order.value_or(Row::kNoOrder), row.settled_order});
 }
 
 std::uint32_t AttemptTable::intern(std::string_view text) {
@@ -171,7 +172,7 @@ ResultsDb::ResultsDb(fs::path file, std::string_view command) : target_(std::mov
     db_->exec(kSchema);
     Connection::Statement meta(*db_, "INSERT INTO meta VALUES (?, ?)");
     const std::array<std::pair<const char*, std::string>, 3> rows = {
-        {{"schema_version", kSchemaVersion},
+        {{"schema_version", kResultsDbSchemaVersion},
          {"lab_version", PACING_LAB_VERSION},
          {"command", std::string(command)}}};
     for (const auto& [key, value] : rows) {
@@ -284,7 +285,7 @@ void ResultsDb::write_run(const DbRun& run, const Json& result, const AttemptTab
       }
     }
   }
-  Statement s(c, "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement s(c, "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const std::vector<std::string>& text = attempts.strings_;
   for (const AttemptTable::Row& r : attempts.rows_) {
     s.bind(1, run.id);
@@ -303,6 +304,10 @@ void ResultsDb::write_run(const DbRun& run, const Json& result, const AttemptTab
     s.bind(13, r.client != AttemptTable::Row::kNone
                    ? std::optional<std::string_view>(text[r.client])
                    : std::nullopt);
+    s.bind(14, r.sent_order != AttemptTable::Row::kNoOrder
+                   ? std::optional(static_cast<std::int64_t>(r.sent_order))
+                   : std::nullopt);
+    s.bind(15, static_cast<std::int64_t>(r.settled_order));
     s.step();
   }
 }

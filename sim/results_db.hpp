@@ -21,6 +21,10 @@
 
 namespace pacing::sim {
 
+/// The schema version written in the meta table (and the one the GUI reads): bumped on any
+/// change of the schema. 2 added attempts.sent_order and attempts.settled_order.
+inline constexpr const char* kResultsDbSchemaVersion = "2";
+
 /// A run's attempts, kept (strings interned) until the run is written to the database, so that
 /// runs on several threads write one at a time.
 class AttemptTable final : public AttemptSink {
@@ -40,8 +44,11 @@ class AttemptTable final : public AttemptSink {
     std::int32_t attempt;
     double arrived, settled;
     double sent, retry_after;  ///< NaN: null
+    std::uint64_t sent_order;  ///< kNoOrder: null (never sent)
+    std::uint64_t settled_order;
+    static constexpr std::uint64_t kNoOrder = UINT64_MAX;
   };
-  static_assert(sizeof(Row) == 64, "a million attempts waiting to be written: 64 MB");
+  static_assert(sizeof(Row) == 80, "a million attempts waiting to be written: 80 MB");
   std::uint32_t intern(std::string_view text);
 
   struct Hash {

@@ -7,7 +7,8 @@ void AttemptMemory::attempt(const sim::AttemptRow& row) {
   auto it = gathering_.find(row.host);
   if (it == gathering_.end())
     it = gathering_.emplace(std::string(row.host), HostAttemptsBuilder{}).first;
-  it->second.add(*row.sent, row.settled, row.status, row.retry_after);
+  it->second.add({*row.sent, *row.sent_order}, {row.settled, row.settled_order}, row.status,
+                 row.retry_after);
 }
 
 void AttemptMemory::seal() {

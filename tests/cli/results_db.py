@@ -52,7 +52,7 @@ db = sqlite3.connect(db_file)
 db.row_factory = sqlite3.Row
 
 meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-check(meta.get("schema_version") == "1" and meta.get("command") == "run", f"meta: {meta}")
+check(meta.get("schema_version") == "2" and meta.get("command") == "run", f"meta: {meta}")
 runs = db.execute("SELECT * FROM runs").fetchall()
 check(len(runs) == 1, f"runs: {len(runs)} rows")
 check(runs[0]["scenario"] == result["scenario"] and runs[0]["strategy"] == result["strategy"]
