@@ -57,7 +57,11 @@ bool render(std::vector<RunData> runs, const std::string& png_path, const PlotSi
   stack.align_plot_areas();
   QApplication::processEvents();
   QApplication::processEvents();
-  if (size.window) stack.set_time_window(size.window->first, size.window->second);
+  if (size.window) {
+    stack.set_time_window(size.window->first, size.window->second);
+    // A chart lays its new title out on the next pass of the event loop.
+    QApplication::processEvents();
+  }
   return save_png(stack, png_path, error);
 }
 
