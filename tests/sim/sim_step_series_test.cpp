@@ -105,15 +105,16 @@ Points expected_coalesced(const Points& points, std::size_t max_points) {
     }
     bins = std::move(merged);
   }
-  Points out;
-  auto push = [&](double t, double v) {
-    if (out.empty() || out.back().second != v) out.emplace_back(t, v);
-  };
+  Points both;
   for (const Bin& b : bins) {
-    push(b.first, b.max);
-    push(b.last, b.end);
+    both.emplace_back(b.first, b.max);
+    both.emplace_back(b.last, b.end);
   }
-  return out;
+  Points changes;  // without the points that repeat the level before them
+  for (const auto& point : both) {
+    if (changes.empty() || changes.back().second != point.second) changes.push_back(point);
+  }
+  return changes;
 }
 
 Points points_of(const Json& json) {
