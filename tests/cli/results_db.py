@@ -93,6 +93,28 @@ for row, line in zip(attempts, trace):
         if not close(row[key], value):
             check(False, f"attempt {line['request']}/{line['attempt']}.{key}: {row[key]} vs {value}")
             break
+# The orders number the run's sends and ends together, 0, 1, 2, ...: each row's end comes in table
+# order, each send before its end, a request that never started has none; replayed in that order,
+# the instants never go back, and each host's in-flight count peaks at its max_in_flight.
+events = []
+for row in attempts:
+    check((row["sent_order"] is None) == (row["sent"] is None), f"sent_order of {dict(row)}")
+    if row["sent_order"] is not None:
+        check(row["sent_order"] < row["settled_order"], f"sent after its end: {dict(row)}")
+        events.append((row["sent_order"], row["sent"], row["host"], +1))
+    events.append((row["settled_order"], row["settled"], row["host"], -1))
+check([row["settled_order"] for row in attempts] == sorted(row["settled_order"] for row in attempts),
+      "ends are numbered in the order the rows were written")
+events.sort()
+check([e[0] for e in events] == list(range(len(events))), "orders 0, 1, 2, ... without a gap")
+check(all(a[1] <= b[1] for a, b in zip(events, events[1:])), "replayed, the instants never go back")
+level, peak = {}, {}
+for _, _, host, step in events:
+    level[host] = level.get(host, 0) + step
+    peak[host] = max(peak.get(host, 0), level[host])
+for host, figures in result["hosts"].items():
+    check(peak.get(host, 0) == figures["max_in_flight"],
+          f"{host}: replayed peak {peak.get(host, 0)}, max_in_flight {figures['max_in_flight']}")
 # Starts per host: attempts that were sent (the contract's starts).
 for host, starts in db.execute(
         "SELECT host, COUNT(*) FROM attempts WHERE run = 0 AND sent IS NOT NULL GROUP BY host"):
