@@ -247,14 +247,17 @@ void Recorder::on_entity(const EntityState& e) {
     g.paused_until.set(now, paused);
     return;
   }
-  // The engine tells about one host several times in a row (queued, started, released):
-  // remember the last one instead of hashing its name each time.
-  if (last_entity_ >= hosts_.size() || hosts_[last_entity_].name != e.key) {
+  std::uint32_t index;
+  if (const std::uint32_t* seen = host_by_address_.find(e.key);
+      seen && hosts_[*seen].name == e.key) {
+    index = *seen;
+  } else {
     auto it = host_index_.find(e.key);
     if (it == host_index_.end()) return;
-    last_entity_ = it->second;
+    index = it->second;
+    host_by_address_.put(e.key, index);
   }
-  HostStats& h = hosts_[last_entity_];
+  HostStats& h = hosts_[index];
   h.interval = to_seconds(e.interval);
   h.max_interval = std::max(h.max_interval, h.interval);
   if (!series_) return;
@@ -263,8 +266,13 @@ void Recorder::on_entity(const EntityState& e) {
 }
 
 Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key) {
-  auto it = map.find(key);
-  if (it == map.end()) it = map.try_emplace(std::string(key)).first;
+  auto& [by_address, entries] = map;
+  if (auto* const* seen = by_address.find(key); seen && (*seen)->first == key) {
+    return (*seen)->second;
+  }
+  auto it = entries.find(key);
+  if (it == entries.end()) it = entries.try_emplace(std::string(key)).first;
+  by_address.put(key, &*it);
   return it->second;
 }
 
@@ -290,7 +298,8 @@ Json Recorder::result() const {
   // a person (and the GUI) can open: each series gets an equal share, at most
   // StepSeries::kMaxPoints, at least kMinPoints.
   constexpr std::size_t kPointBudget = 300'000, kMinPoints = 60;
-  const std::size_t series_count = 6 * hosts_.size() + 4 * groups_.size() + 2 * queues_.size();
+  const std::size_t series_count =
+      6 * hosts_.size() + 4 * groups_.entries.size() + 2 * queues_.entries.size();
   const std::size_t share = std::clamp<std::size_t>(
       kPointBudget / std::max<std::size_t>(series_count, 1), kMinPoints, StepSeries::kMaxPoints);
   Json hosts = Json::object();
@@ -329,7 +338,7 @@ Json Recorder::result() const {
   }
   auto entity_json = [share](const EntitySeriesMap& m, bool learned) {
     Json out = Json::object();
-    for (const auto& [key, s] : m) {
+    for (const auto& [key, s] : m.entries) {
       Json series{{"in_flight", s.in_flight.to_json(share)}, {"queued", s.queued.to_json(share)}};
       if (learned) {
         series["interval"] = s.interval.to_json(share);

@@ -16,6 +16,7 @@
 #include "core/id_map.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
+#include "sim/address_cache.hpp"
 #include "sim/attempt_log.hpp"
 #include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
@@ -196,12 +197,16 @@ class Recorder final : public EngineObserver {
   /// Sends and ends counted together, in the order they happened (AttemptRow's orders).
   std::uint64_t event_order_ = 0;
   /// By key, looked up by the engine's string_view without building a string (result.json's
-  /// objects sort their keys, so the order here is free).
-  using EntitySeriesMap = std::unordered_map<std::string, EntitySeries, KeyHash, std::equal_to<>>;
+  /// objects sort their keys, so the order here is free), and found again by its address.
+  using EntitySeriesByKey = std::unordered_map<std::string, EntitySeries, KeyHash, std::equal_to<>>;
+  struct EntitySeriesMap {
+    AddressCache<EntitySeriesByKey::value_type*> by_address;
+    EntitySeriesByKey entries;
+  };
   static EntitySeries& series_of(EntitySeriesMap& map, std::string_view key);
   EntitySeriesMap groups_;
   EntitySeriesMap queues_;
-  std::uint32_t last_entity_ = UINT32_MAX;  ///< the host on_entity() was last told about
+  AddressCache<std::uint32_t> host_by_address_;  ///< hosts_ indices, by the engine's names
   std::size_t open_requests_ = 0;
   std::uint64_t refusals_ = 0;
   Instant last_completion_{};

@@ -1,0 +1,37 @@
+#pragma once
+// Finds again what a name stands for by the address of the name's characters. The engine names
+// each host, group and queue by a view of the same string every time (its entry's key), so the
+// address finds the recorder's record of it without hashing the name: a hash lookup per
+// notification was 3% of a million-request run with series. An address can be reused by another
+// string once the first is freed, so the caller checks the name of what it finds.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace pacing::sim {
+
+template <typename Value>
+class AddressCache {
+ public:
+  /// The value put for a name at the address of `name`'s characters, if that slot holds it.
+  const Value* find(std::string_view name) const {
+    const Slot& slot = slots_[slot_of(name)];
+    return slot.data == name.data() ? &slot.value : nullptr;
+  }
+  /// Remembers `value` for the name at this address (replacing what shared its slot).
+  void put(std::string_view name, Value value) { slots_[slot_of(name)] = {name.data(), value}; }
+
+ private:
+  static constexpr std::size_t kSlots = 4096;
+  struct Slot {
+    const char* data = nullptr;
+    Value value{};
+  };
+  static std::size_t slot_of(std::string_view name) {
+    return (reinterpret_cast<std::uintptr_t>(name.data()) >> 4) % kSlots;
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+};
+
+}  // namespace pacing::sim

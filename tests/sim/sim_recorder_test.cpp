@@ -1,0 +1,55 @@
+// The recorder as the engine's observer: what it is told of hosts, groups and queues lands on the
+// record the name stands for, however the engine's strings are laid out in memory.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/recorder.hpp"
+#include "sim/scheduler.hpp"
+
+namespace pacing::sim {
+namespace {
+
+using std::chrono::milliseconds;
+
+EntityState host_state(std::string_view key, milliseconds interval) {
+  EntityState e;
+  e.key = key;
+  e.interval = interval;
+  return e;
+}
+
+QueueState queue_state(std::string_view key, std::size_t queued) {
+  QueueState q;
+  q.key = key;
+  q.host = key;
+  q.queued = queued;
+  return q;
+}
+
+TEST(Recorder, ANameFoundAgainByItsAddressIsCheckedAgainstTheName) {
+  // The recorder finds a host, group or queue again by the address of the engine's name for it;
+  // a string freed and another made at the same address must not take the first one's record.
+  Scheduler clock;
+  Recorder recorder(clock, nullptr, true);
+  recorder.host_index("a.org");
+  recorder.host_index("b.org");
+  std::string name = "a.org";
+  const char* const address = name.data();
+  recorder.on_entity(host_state(name, milliseconds(100)));
+  recorder.on_queue(queue_state(name, 3));
+  name = "b.org";  // same length: the same characters' address, another name
+  ASSERT_EQ(name.data(), address);
+  recorder.on_entity(host_state(name, milliseconds(250)));
+  recorder.on_queue(queue_state(name, 5));
+
+  const Json result = recorder.result();
+  EXPECT_EQ(result["hosts"]["a.org"]["interval"], 0.1);
+  EXPECT_EQ(result["hosts"]["b.org"]["interval"], 0.25);
+  EXPECT_EQ(result["queues"]["a.org"]["series"]["queued"], Json::parse("[[0.0, 3]]"));
+  EXPECT_EQ(result["queues"]["b.org"]["series"]["queued"], Json::parse("[[0.0, 5]]"));
+}
+
+}  // namespace
+}  // namespace pacing::sim
