@@ -16,11 +16,15 @@ class AddressCache {
  public:
   /// The value put for a name at the address of `name`'s characters, if that slot holds it.
   const Value* find(std::string_view name) const {
+    if (slots_.empty()) return nullptr;
     const Slot& slot = slots_[slot_of(name)];
     return slot.data == name.data() ? &slot.value : nullptr;
   }
   /// Remembers `value` for the name at this address (replacing what shared its slot).
-  void put(std::string_view name, Value value) { slots_[slot_of(name)] = {name.data(), value}; }
+  void put(std::string_view name, Value value) {
+    if (slots_.empty()) slots_.resize(kSlots);  // at first use: 64 KiB a cache
+    slots_[slot_of(name)] = {name.data(), value};
+  }
 
  private:
   static constexpr std::size_t kSlots = 4096;
@@ -31,7 +35,7 @@ class AddressCache {
   static std::size_t slot_of(std::string_view name) {
     return (reinterpret_cast<std::uintptr_t>(name.data()) >> 4) % kSlots;
   }
-  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+  std::vector<Slot> slots_;
 };
 
 }  // namespace pacing::sim
