@@ -18,8 +18,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-/// The schema version this reader knows: the one sim/results_db.cpp writes.
-constexpr const char* kSchemaVersion = sim::kResultsDbSchemaVersion;
 /// The most levels a result's JSON Pointer has (result.json has 6 at most).
 constexpr std::ptrdiff_t kDeepest = 16;
 
@@ -151,9 +149,9 @@ std::shared_ptr<ResultsDbFile> ResultsDbFile::open(const fs::path& file) {
   } catch (const ResultError&) {
     db->fail("not a results database (no meta table; write one with --db)");
   }
-  if (version != kSchemaVersion) {
+  if (version != sim::kResultsDbSchemaVersion) {
     db->fail("results database schema version '" + version + "', this build reads " +
-             kSchemaVersion);
+             sim::kResultsDbSchemaVersion);
   }
   return db;
 }

@@ -107,13 +107,13 @@ class Recorder final : public EngineObserver {
     std::vector<std::tuple<double, int, std::optional<double>>> refusal_points;
     std::uint64_t refusal_stride = 1;
   };
-  /// An attempt in flight, with what its trace line needs (its request may complete first).
   /// When an attempt was sent, and its place among the run's sends and ends (the order of
   /// events at one instant, which the instants alone do not tell).
   struct SentAt {
     Instant at;
     std::uint64_t order;
   };
+  /// An attempt in flight, with what its trace line needs (its request may complete first).
   struct OpenAttempt {
     std::uint64_t engine_id;  ///< its id in its client's engine
     std::uint64_t tag;

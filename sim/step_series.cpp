@@ -49,8 +49,7 @@ void StepSeries::set_keeping_peaks(double t, double value) {
   if (points_.empty() || t > instant_) {
     instant_ = t;
     peak_ = value;
-    has_before_ = !points_.empty();
-    before_ = tail_v_;
+    before_ = points_.empty() ? std::nullopt : std::optional(tail_v_);
     at_instant_ = 0;
   } else {
     peak_ = std::max(peak_, value);
@@ -59,20 +58,17 @@ void StepSeries::set_keeping_peaks(double t, double value) {
   // then the level it ends with; a point that repeats the level before it is left out.
   points_.resize(points_.size() - at_instant_);
   at_instant_ = 0;
-  bool has_level = has_before_;
-  double level = before_;
+  std::optional<double> level = before_;
   auto push = [&](double v) {
-    if (has_level && level == v) return;
+    if (level == v) return;
     points_.emplace_back(t, v);
     ++at_instant_;
-    has_level = true;
     level = v;
   };
   if (peak_ > value) push(peak_);
   push(value);
-  // Every point of such a series is at an instant not after instant_, which bounds the next t.
   tail_t_ = t;
-  tail_v_ = level;
+  tail_v_ = *level;  // set: push() made a point when there was none before
 }
 
 void StepSeries::to_bins() {

@@ -7,6 +7,7 @@
 // end is exact, and a million-request run writes a few thousand points per series, not millions.
 
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -58,13 +59,14 @@ class StepSeries {
   // What a change needs to know of the points, kept here: a run of a thousand hosts steps
   // thousands of series in turn, and reading the last point of each from its own heap block
   // was a cache miss per change (13% of a million-request run with series).
-  double tail_t_ = 0, tail_v_ = 0;  // points_.back(), while there is one
-  double instant_ = 0;              // the latest instant set (exact mode)
-  double peak_ = 0;                 // the highest value set at that instant
-  double before_ = 0;               // the level before that instant (keep_peaks_)
-  bool has_before_ = false;         // whether there was a point before it
-  std::size_t at_instant_ = 0;      // the points at that instant (keep_peaks_: 0 to 2)
-  std::vector<Bin> bins_;           // once coalesced
+  // points_.back() while there is one; with keep_peaks_, tail_t_ is the latest instant set
+  // (no point is after it, so it bounds the next instant as well).
+  double tail_t_ = 0, tail_v_ = 0;
+  double instant_ = 0;            // the latest instant set (exact mode)
+  double peak_ = 0;               // the highest value set at that instant
+  std::optional<double> before_;  // the level before that instant, if any (keep_peaks_)
+  std::size_t at_instant_ = 0;    // the points at that instant (keep_peaks_: 0 to 2)
+  std::vector<Bin> bins_;         // once coalesced
   double width_ = 0;
 };
 
