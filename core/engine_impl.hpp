@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "core/address_cache.hpp"
 #include "core/engine.hpp"
 #include "core/engine_state.hpp"
 #include "core/learner.hpp"
@@ -96,7 +97,14 @@ struct Engine::Impl {
       return a.first == b.first && std::string_view(a.second) == std::string_view(b.second);
     }
   };
-  std::unordered_map<ResolutionKey, Resolution, ResolutionKeyHash, ResolutionKeyEqual> resolutions;
+  using Resolutions =
+      std::unordered_map<ResolutionKey, Resolution, ResolutionKeyHash, ResolutionKeyEqual>;
+  Resolutions resolutions;
+  /// resolutions entries by the address of the URL's authority (a caller that parses a URL once
+  /// for many requests, as the simulator does, passes the same characters): found without
+  /// hashing, checked against the key. Cleared when entries are pruned.
+  AddressCache<Resolutions::value_type*> resolution_by_address{2};
+  static constexpr std::size_t kResolutionCacheSlots = 4096;  // 64 KiB at most
   std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
 
   std::pmr::map<Seq, Queue*> ready{&nodes};  // by their head's arrival

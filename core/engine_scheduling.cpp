@@ -75,10 +75,23 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   if (resolutions.size() >= 2 * resolutions_kept + 64) {
     std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
     resolutions_kept = resolutions.size();
+    resolution_by_address.clear();
   }
-  auto cached = resolutions.find(ResolutionLookup(ctx.get(), url.authority));
-  const bool fresh = cached == resolutions.end();
-  if (fresh) cached = resolutions.try_emplace(ResolutionKey(ctx.get(), url.authority)).first;
+  Resolutions::value_type* cached = nullptr;
+  bool fresh = false;
+  if (auto* const* seen = resolution_by_address.find(url.authority);
+      seen && (*seen)->first.first == ctx.get() && (*seen)->first.second == url.authority) {
+    cached = *seen;
+  } else {
+    auto it = resolutions.find(ResolutionLookup(ctx.get(), url.authority));
+    fresh = it == resolutions.end();
+    if (fresh) {
+      it = resolutions.try_emplace(ResolutionKey(ctx.get(), url.authority)).first;
+      resolution_by_address.fit(resolutions.size(), kResolutionCacheSlots);
+    }
+    cached = &*it;
+    resolution_by_address.put(url.authority, cached);
+  }
   Resolution& r = cached->second;
   std::optional<std::variant<EffectiveLimits, std::string>> resolved;
   auto resolve = [&] {

@@ -38,12 +38,12 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
       clock_.schedule(now + lane.timeout, [this, &lane] { expire_timeouts(lane); });
     }
   }
-  auto it = servers_.find(attempt.authority);
-  if (it == servers_.end()) {
+  auto* found = find_by_address(server_by_address_, servers_, attempt.authority);
+  if (!found) {
     fail_later(id, now, "no such host");
     return;
   }
-  Server& server = it->second;
+  Server& server = found->second;
   open.one_way = server.latency.sample(rng_) / 2;
   if (server.failure_probability > 0 && chance(rng_, server.failure_probability)) {
     fail_later(id, now + open.one_way, "connection reset");

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/address_cache.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/scheduler.hpp"
@@ -97,7 +98,11 @@ class SimNetwork {
 
   Scheduler& clock_;
   Rng& rng_;
-  std::unordered_map<std::string, Server, KeyHash, std::equal_to<>> servers_;
+  using Servers = std::unordered_map<std::string, Server, KeyHash, std::equal_to<>>;
+  Servers servers_;  // never erased (their addresses are cached)
+  /// servers_ entries by the address of the attempts' authority (a view into the URL each request
+  /// entry parses once)
+  AddressCache<Servers::value_type*> server_by_address_;
   SequentialIdMap<Open> open_;  // by the world's attempt id, handed out in the order sent
   SlotPool<InTransit> transit_;
   std::deque<Link::Lane> lanes_;

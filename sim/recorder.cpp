@@ -247,16 +247,9 @@ void Recorder::on_entity(const EntityState& e) {
     g.paused_until.set(now, paused);
     return;
   }
-  std::uint32_t index;
-  if (const std::uint32_t* seen = host_by_address_.find(e.key);
-      seen && hosts_[*seen].name == e.key) {
-    index = *seen;
-  } else {
-    auto it = host_index_.find(e.key);
-    if (it == host_index_.end()) return;
-    index = it->second;
-    host_by_address_.put(e.key, index);
-  }
+  const auto* host = find_by_address(host_by_address_, host_index_, e.key);
+  if (!host) return;
+  const std::uint32_t index = host->second;
   HostStats& h = hosts_[index];
   h.interval = to_seconds(e.interval);
   h.max_interval = std::max(h.max_interval, h.interval);
@@ -266,14 +259,12 @@ void Recorder::on_entity(const EntityState& e) {
 }
 
 Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key) {
-  auto& [by_address, entries] = map;
-  if (auto* const* seen = by_address.find(key); seen && (*seen)->first == key) {
-    return (*seen)->second;
+  auto* found = find_by_address(map.by_address, map.entries, key);
+  if (!found) {
+    found = &*map.entries.try_emplace(std::string(key)).first;
+    map.by_address.put(key, found);
   }
-  auto it = entries.find(key);
-  if (it == entries.end()) it = entries.try_emplace(std::string(key)).first;
-  by_address.put(key, &*it);
-  return it->second;
+  return found->second;
 }
 
 void Recorder::on_queue(const QueueState& q) {

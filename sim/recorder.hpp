@@ -12,11 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/address_cache.hpp"
 #include "core/engine.hpp"
 #include "core/id_map.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
-#include "sim/address_cache.hpp"
 #include "sim/attempt_log.hpp"
 #include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
@@ -188,7 +188,8 @@ class Recorder final : public EngineObserver {
       return std::hash<std::string_view>()(key);
     }
   };
-  std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>> host_index_;
+  using HostIndex = std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>>;
+  HostIndex host_index_;
   /// Attempts in flight by their world id: each engine's ids are its own, so the world hands out
   /// its own, in the order attempts are sent (a map of pages: the attempt being settled is near
   /// the ones settled before it; the network keys its open attempts by them too).
@@ -206,7 +207,8 @@ class Recorder final : public EngineObserver {
   static EntitySeries& series_of(EntitySeriesMap& map, std::string_view key);
   EntitySeriesMap groups_;
   EntitySeriesMap queues_;
-  AddressCache<std::uint32_t> host_by_address_;  ///< hosts_ indices, by the engine's names
+  /// host_index_ entries, by the address of the engine's names for them
+  AddressCache<HostIndex::value_type*> host_by_address_;
   std::size_t open_requests_ = 0;
   std::uint64_t refusals_ = 0;
   Instant last_completion_{};

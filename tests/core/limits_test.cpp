@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 
+#include "core/url.hpp"
 #include "tests/core/harness.hpp"
 
 namespace pacing::testing {
@@ -60,6 +61,36 @@ TEST_F(LimitsRules, AContextMadeWhereAFreedContextWasGetsItsOwnLimits) {
   for (int i = 0; i < 3; ++i) get("https://a.org/x", second);
   clock.run();
   EXPECT_EQ(starts("a.org"), (Vec{0.0, 1.0, 1.0, 1.0}));
+}
+
+TEST_F(LimitsRules, AUrlParsedWhereAFreedOneWasFindsItsOwnHostsLimits) {
+  // The engine finds a host's limits again by the address of the parsed URL's authority: a URL
+  // parsed into the place of a freed one (its short authority at the same address) names another
+  // host, whose limits must apply, not those found for the first.
+  settings.hosts["a.org"] = in_flight(1);
+  settings.hosts["b.org"] = in_flight(3);
+  server = [](auto&) { return std::optional<Scripted>(Scripted{1s, reply(200)}); };
+  alignas(UrlParts) std::byte storage[sizeof(UrlParts)];
+  auto parsed_in_storage = [&storage](const std::string& url) {
+    const auto* made = new (storage) UrlParts(*parse_url(url));
+    return std::shared_ptr<const UrlParts>(made, [](const UrlParts* u) { u->~UrlParts(); });
+  };
+  const auto shared = context();  // one context: only the URL tells the two hosts apart
+  Request first;
+  first.parsed_url = parsed_in_storage("https://a.org/x");
+  const char* first_authority = first.parsed_url->authority.data();
+  get("", shared, std::move(first));
+  clock.run();  // answered at 1 s: the request and its URL are gone
+  const auto second = parsed_in_storage("https://b.org/x");
+  ASSERT_EQ(second->authority.data(), first_authority);  // the same address, another host
+  for (int i = 0; i < 3; ++i) {
+    Request r;
+    r.parsed_url = second;
+    get("", shared, std::move(r));
+  }
+  clock.run();
+  EXPECT_EQ(starts("a.org"), (Vec{0.0}));
+  EXPECT_EQ(starts("b.org"), (Vec{1.0, 1.0, 1.0}));
 }
 
 TEST_F(LimitsRules, ContextInFlightReplacesEngineDefault) {
