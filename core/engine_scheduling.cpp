@@ -75,22 +75,21 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   if (resolutions.size() >= 2 * resolutions_kept + 64) {
     std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
     resolutions_kept = resolutions.size();
-    resolution_by_address.clear();
+    resolution_by_hash.clear();
   }
+  const ResolutionLookup key(ctx.get(), url.authority);
+  const std::uint64_t hash = ResolutionKeyHash()(key);
   Resolutions::value_type* cached = nullptr;
   bool fresh = false;
-  if (auto* const* seen = resolution_by_address.find(url.authority);
-      seen && (*seen)->first.first == ctx.get() && (*seen)->first.second == url.authority) {
+  if (auto* const* seen = resolution_by_hash.find(hash);
+      seen && ResolutionKeyEqual()((*seen)->first, key)) {
     cached = *seen;
   } else {
-    auto it = resolutions.find(ResolutionLookup(ctx.get(), url.authority));
+    auto it = resolutions.find(key);
     fresh = it == resolutions.end();
-    if (fresh) {
-      it = resolutions.try_emplace(ResolutionKey(ctx.get(), url.authority)).first;
-      resolution_by_address.fit(resolutions.size(), kResolutionCacheSlots);
-    }
+    if (fresh) it = resolutions.try_emplace(ResolutionKey(ctx.get(), url.authority)).first;
     cached = &*it;
-    resolution_by_address.put(url.authority, cached);
+    resolution_by_hash.try_emplace(hash, cached);  // a hash already taken keeps its entry
   }
   Resolution& r = cached->second;
   std::optional<std::variant<EffectiveLimits, std::string>> resolved;

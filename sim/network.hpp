@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/address_cache.hpp"
+#include "sim/address_cache.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/scheduler.hpp"

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/address_cache.hpp"
+#include "sim/address_cache.hpp"
 #include "core/engine.hpp"
 #include "core/id_map.hpp"
 #include "core/sequential_id_map.hpp"

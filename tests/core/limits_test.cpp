@@ -64,9 +64,9 @@ TEST_F(LimitsRules, AContextMadeWhereAFreedContextWasGetsItsOwnLimits) {
 }
 
 TEST_F(LimitsRules, AUrlParsedWhereAFreedOneWasFindsItsOwnHostsLimits) {
-  // The engine finds a host's limits again by the address of the parsed URL's authority: a URL
-  // parsed into the place of a freed one (its short authority at the same address) names another
-  // host, whose limits must apply, not those found for the first.
+  // A caller that parses URLs itself can free one and parse the next into its place (its short
+  // authority at the same address): a lookup that went by addresses would find the first host's
+  // limits for the second. The second host's own limits apply.
   settings.hosts["a.org"] = in_flight(1);
   settings.hosts["b.org"] = in_flight(3);
   server = [](auto&) { return std::optional<Scripted>(Scripted{1s, reply(200)}); };

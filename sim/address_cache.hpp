@@ -2,23 +2,20 @@
 // Finds again what a name stands for by the address of the name's characters. The engine names
 // each host, group and queue by a view of the same string every time (its entry's key), and the
 // simulator's attempts name their host by a view into the URL parsed once per request entry, so
-// the address finds a record without hashing the name: a hash lookup per notification or per
-// request was 2-3% of a million-request run. An address can be reused by another string once the
-// first is freed, so the caller checks the name of what it finds (find_by_address does).
+// the address finds the recorder's or the network's record without hashing the name: a hash
+// lookup per notification or per request was 2-3% of a million-request run. An address can be
+// reused by another string once the first is freed, so the caller checks the name of what it finds
+// (find_by_address does).
 
-#include <bit>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
-namespace pacing {
+namespace pacing::sim {
 
 template <typename Value>
 class AddressCache {
  public:
-  /// A cache of `slots` slots (rounded up to a power of two), made at first use.
-  explicit AddressCache(std::size_t slots = 4096) : size_(std::bit_ceil(slots)) {}
-
   /// The value put for a name at the address of `name`'s characters, if that slot holds it.
   const Value* find(std::string_view name) const {
     if (slots_.empty()) return nullptr;
@@ -27,35 +24,26 @@ class AddressCache {
   }
   /// Remembers `value` for the name at this address (replacing what shared its slot).
   void put(std::string_view name, Value value) {
-    if (slots_.empty()) slots_.resize(size_);
+    if (slots_.empty()) slots_.resize(kSlots);  // at first use: 64 KiB a cache
     slots_[slot_of(name)] = {name.data(), value};
-  }
-  /// Forgets every value (when what they point to may be gone).
-  void clear() { slots_.clear(); }
-  /// Grows to two slots per entry for `entries` entries, up to `max_slots`, forgetting every value
-  /// when it grows: a cache as big as what it serves (an engine of a crowd serves a host or two).
-  void fit(std::size_t entries, std::size_t max_slots) {
-    const std::size_t want = std::min(std::bit_ceil(2 * entries), std::bit_ceil(max_slots));
-    if (want <= size_) return;
-    size_ = want;
-    slots_.clear();
   }
 
  private:
+  static constexpr std::size_t kSlots = 4096;
   struct Slot {
     const char* data = nullptr;
     Value value{};
   };
-  std::size_t slot_of(std::string_view name) const {
-    return (reinterpret_cast<std::uintptr_t>(name.data()) >> 4) & (size_ - 1);
+  static std::size_t slot_of(std::string_view name) {
+    return (reinterpret_cast<std::uintptr_t>(name.data()) >> 4) % kSlots;
   }
-  std::size_t size_;
   std::vector<Slot> slots_;
 };
 
 /// The entry of `map` (keyed by strings, looked up by string_view) for `key`, or nullptr: found by
 /// the address of `key`'s characters when `cache` remembers it and the entry's key is `key`, else
-/// by hashing (and then remembered).
+/// by hashing (and then remembered). `map` must never erase an entry (the cache would keep its
+/// address).
 template <typename Map>
 typename Map::value_type* find_by_address(AddressCache<typename Map::value_type*>& cache, Map& map,
                                           std::string_view key) {
@@ -66,4 +54,4 @@ typename Map::value_type* find_by_address(AddressCache<typename Map::value_type*
   return &*it;
 }
 
-}  // namespace pacing
+}  // namespace pacing::sim
