@@ -143,11 +143,8 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
       }
       last_start = at;
     }
-    Instant until = Instant::min();
-    for (auto it = client.pauses.lower_bound({p.entity, std::string()});
-         it != client.pauses.end() && it->first.first == p.entity; ++it) {
-      until = std::max(until, it->second);
-    }
+    const Instant until =
+        p.entity < client.pauses.size() ? client.pauses[p.entity].until : Instant::min();
     if (at < until) {
       violation(p.key + " started at " + at_text(at) + " during a pause until " + at_text(until));
     }
@@ -191,11 +188,13 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
   }
   for (const Part& p : r.limits->parts) {
     --r.client->in_flight[p.in_flight];
-    if (pauses) {
-      Instant& until =
-          r.client->pauses.try_emplace({p.entity, authority}, Instant::min()).first->second;
-      until = std::max(until, at + pause);
-    }
+    if (!pauses) continue;
+    auto& all = r.client->pauses;
+    if (p.entity >= all.size()) all.resize(p.entity + 1);
+    ClientChecks::Pauses& on = all[p.entity];
+    Instant& until = on.by_host.try_emplace(authority, Instant::min()).first->second;
+    until = std::max(until, at + pause);
+    on.until = std::max(on.until, until);
   }
 }
 
@@ -206,7 +205,11 @@ void InvariantChecker::invalidated(std::optional<std::string> authority) {
       client.pauses.clear();
       continue;
     }
-    std::erase_if(client.pauses, [&](const auto& e) { return e.first.second == *authority; });
+    for (ClientChecks::Pauses& on : client.pauses) {
+      if (on.by_host.erase(*authority) == 0) continue;
+      on.until = Instant::min();
+      for (const auto& [host, until] : on.by_host) on.until = std::max(on.until, until);
+    }
   }
 }
 

@@ -90,8 +90,13 @@ class InvariantChecker final : public RunWatcher {
     SettingsChecks* shared = nullptr;          ///< the indices of its counters (with settings)
     std::vector<std::size_t> in_flight;
     std::vector<Instant> last_start;
-    /// The pauses in force, by (host or group, host whose refusal set it).
-    std::map<std::pair<std::uint32_t, std::string>, Instant> pauses;
+    /// The pauses set on each host or group (by its index), by the host whose refusal set each:
+    /// a send reads only the latest end, with no lookup (this runs on every attempt).
+    struct Pauses {
+      Instant until = Instant::min();  ///< the latest end among `by_host`
+      std::map<std::string, Instant, std::less<>> by_host;
+    };
+    std::vector<Pauses> pauses;
   };
   /// Every strategy's attempts, per host as the server sees them.
   struct HostCount {

@@ -297,6 +297,40 @@ TEST(Invariants, ClientsSharingSettingsAreEachHeldToTheirOwnLimits) {
   EXPECT_EQ(v[2], "a.org started twice within its interval at t=5.500000");
 }
 
+// A group's pause is the latest of the pauses its hosts' refusals set; invalidating one host forgets
+// its own and leaves the others' in force.
+TEST(Invariants, InvalidatingAHostKeepsThePausesOtherHostsSetOnTheirGroup) {
+  Scenario s = scenario(R"({
+    "name": "x",
+    "servers": {"a.g.org": {"model": "sequence", "responses": [{"status": 200}]},
+                "b.g.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "client": {"hosts": {"*.g.org": {"inFlight": 10}}},
+    "queries": [{"name": "q", "requests": [{"host": "a.g.org", "count": 3},
+                                           {"host": "b.g.org", "count": 1}]}]
+  })");
+  InvariantChecker c(s);
+  c.add_client(&s.client.engine);
+  c.issued(0, 0, "a.g.org", Instant{0s});
+  c.issued(1, 0, "a.g.org", Instant{0s});
+  c.issued(2, 0, "a.g.org", Instant{0s});
+  c.issued(3, 0, "b.g.org", Instant{0s});
+  c.sent(0, "a.g.org", Instant{0s});
+  c.sent(3, "b.g.org", Instant{0s});
+  c.settled(0, "a.g.org", Instant{1s}, true, 10s);  // the group paused until 11 s
+  c.settled(3, "b.g.org", Instant{1s}, true, 5s);   // and until 6 s
+  c.invalidated("a.g.org");                         // 11 s is forgotten, 6 s is not
+  c.sent(1, "a.g.org", Instant{5s});
+  c.settled(1, "a.g.org", Instant{5s}, false, std::nullopt);
+  c.sent(2, "a.g.org", Instant{7s});
+  c.settled(2, "a.g.org", Instant{7s}, false, std::nullopt);
+  for (std::uint64_t tag = 0; tag < 4; ++tag) c.completed(tag, Completion{});
+  auto v = c.finish({{"hosts", {{"a.g.org", {{"starts", 3}, {"max_in_flight", 1}}},
+                                {"b.g.org", {{"starts", 1}, {"max_in_flight", 1}}}}}},
+                    4);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0], "*.g.org started at t=5.000000 during a pause until t=6.000000");
+}
+
 // A client leaves the crowd only with nothing in flight (the workload waits for that); the
 // checker holds it to it, then forgets its counters.
 TEST(Invariants, AClientLeavesWithNothingInFlight) {
