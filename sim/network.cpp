@@ -75,10 +75,11 @@ void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string er
 void SimNetwork::arrive(std::uint32_t slot) {
   InTransit t = transit_.take(slot);
   const std::uint64_t id = t.attempt_id;
-  t.host->handle(std::move(t.request), [this, id](const Reply& reply) { respond(id, reply); });
+  t.host->handle(std::move(t.request),
+                 [this, id](Reply&& reply) { respond(id, std::move(reply)); });
 }
 
-void SimNetwork::respond(std::uint64_t id, const Reply& reply) {
+void SimNetwork::respond(std::uint64_t id, Reply&& reply) {
   Open* open = open_.find(id);
   if (!open) return;  // the client gave up meanwhile: the answer goes nowhere
   AttemptResult& r = open->result;
@@ -94,8 +95,8 @@ void SimNetwork::respond(std::uint64_t id, const Reply& reply) {
     case Reply::Fault::none:
       r.kind = AttemptResult::Kind::response;
       r.response.status = reply.status;
-      r.response.headers = reply.headers;
-      r.response.body = reply.body;
+      r.response.headers = std::move(reply.headers);
+      r.response.body = std::move(reply.body);
   }
   clock_.schedule(clock_.now() + open->one_way, [this, id] {
     if (Open* found = open_.find(id)) settle(id, std::move(found->result));

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/address_cache.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
+#include "sim/address_cache.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
 #include "sim/slot_pool.hpp"
@@ -88,7 +88,7 @@ class SimNetwork {
   // allocating: the state they need lives in `open_` and `transit_`.
   void settle(std::uint64_t attempt_id, AttemptResult result);
   void arrive(std::uint32_t transit_slot);
-  void respond(std::uint64_t attempt_id, const Reply& reply);
+  void respond(std::uint64_t attempt_id, Reply&& reply);
   void fail_later(std::uint64_t attempt_id, Instant at, std::string error);
   /// Times out the lane's attempts whose deadline has come, then waits for the deadline of the
   /// oldest attempt still open.

@@ -112,7 +112,7 @@ void ServerHost::send_reply(std::uint32_t slot) {
   if (fault_.probability > 0 && chance(rng_, fault_.probability)) {
     s.reply.fault = fault_.kind;
   }
-  s.respond(s.reply);
+  s.respond(std::move(s.reply));
   admit(*s.model, s.model->finish(clock_.now(), s.id, rng_));
   release_worker();
 }

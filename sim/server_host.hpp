@@ -43,8 +43,9 @@ class ServerHost {
     std::string prefix;
     std::unique_ptr<ServerModel> model;
   };
-  /// Called once when the reply's headers go out (never for a reply that never comes).
-  using Respond = std::function<void(const Reply&)>;
+  /// Called once when the reply's headers go out (never for a reply that never comes), with the
+  /// reply to keep (its headers and body move on with it, not copied).
+  using Respond = std::function<void(Reply&&)>;
 
   ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths,
              FaultSpec fault = {}, CapacitySpec capacity = {});

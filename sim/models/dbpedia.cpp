@@ -28,7 +28,7 @@ Arrival DbpediaModel::arrive(Instant now, const ModelRequest& request, Rng& rng)
   // The parallel cap is checked first so that a refused request keeps its token.
   if (client.in_service < params.parallel && client.bucket.try_take()) {
     ++client.in_service;
-    client_of_.emplace(request.id, request.client);
+    client_of_.try_emplace(request.id, request.client);
     reply.status = 200;
     reply.service = params.service.sample(rng);
   } else {
@@ -41,10 +41,10 @@ Arrival DbpediaModel::arrive(Instant now, const ModelRequest& request, Rng& rng)
 
 std::vector<Admission> DbpediaModel::finish(Instant /*now*/, std::uint64_t id, Rng& /*rng*/) {
   // Refusals and unknown ids hold nothing.
-  auto found = client_of_.find(id);
-  if (found == client_of_.end()) return {};
-  if (ClientState* client = clients_.find(found->second)) --client->in_service;
-  client_of_.erase(found);
+  const std::string* client_id = client_of_.find(id);
+  if (!client_id) return {};
+  if (ClientState* client = clients_.find(*client_id)) --client->in_service;
+  client_of_.erase(id);
   return {};
 }
 

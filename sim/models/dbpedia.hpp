@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
+#include "core/id_map.hpp"
 #include "sim/json_input.hpp"
 #include "sim/models/model.hpp"
 #include "sim/models/token_bucket.hpp"
@@ -47,7 +47,7 @@ class DbpediaModel final : public ServerModel {
 
   Phased<DbpediaParams> phases_;
   ClientTable<ClientState> clients_;
-  std::unordered_map<std::uint64_t, std::string> client_of_;  // by request in service
+  IdMap<std::string> client_of_;  // by request in service (flat: no allocation per request)
 };
 
 }  // namespace pacing::sim

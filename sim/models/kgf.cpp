@@ -53,9 +53,9 @@ Arrival KgfModel::arrive(Instant now, const ModelRequest& request, Rng& rng) {
 
 std::vector<Admission> KgfModel::finish(Instant now, std::uint64_t id, Rng& rng) {
   // Refusals and unknown ids hold nothing.
-  if (auto held = units_held_.find(id); held != units_held_.end()) {
-    units_in_use_ -= held->second;
-    units_held_.erase(held);
+  if (const std::int64_t* held = units_held_.find(id)) {
+    units_in_use_ -= *held;
+    units_held_.erase(id);
   }
   return admit_waiters(now, rng);
 }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_map.hpp"
 #include "sim/json_input.hpp"
 #include "sim/models/model.hpp"
 
@@ -63,8 +64,8 @@ class KgfModel final : public ServerModel {
 
   Phased<KgfParams> phases_;
   std::int64_t units_in_use_ = 0;
-  std::unordered_map<std::uint64_t, std::int64_t> units_held_;  // by request in service
-  std::list<Waiter> waiting_;                                   // first come first
+  IdMap<std::int64_t> units_held_;  // by request in service (flat: no allocation per request)
+  std::list<Waiter> waiting_;       // first come first
   std::unordered_map<std::uint64_t, std::list<Waiter>::iterator> waiter_by_id_;
 };
 
