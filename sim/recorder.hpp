@@ -12,11 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/address_cache.hpp"
 #include "core/engine.hpp"
 #include "core/id_map.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
+#include "sim/address_cache.hpp"
 #include "sim/attempt_log.hpp"
 #include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
