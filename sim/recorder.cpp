@@ -25,8 +25,8 @@ void Recorder::set_crowd(const std::vector<ClientIdentity>& clients,
 std::uint32_t Recorder::host_index(const std::string& host) {
   auto [it, fresh] = host_index_.try_emplace(host, static_cast<std::uint32_t>(hosts_.size()));
   if (fresh) {
-    hosts_.emplace_back();
-    hosts_.back().name = host;
+    hosts_.emplace_back(host, &series_budget_);
+    series_budget_ = series_share();
   }
   return it->second;
 }
@@ -261,8 +261,9 @@ void Recorder::on_entity(const EntityState& e) {
 Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key) {
   auto* found = find_by_address(map.by_address, map.entries, key);
   if (!found) {
-    found = &*map.entries.try_emplace(std::string(key)).first;
+    found = &*map.entries.try_emplace(std::string(key), &series_budget_).first;
     map.by_address.put(key, found);
+    series_budget_ = series_share();
   }
   return found->second;
 }
@@ -275,6 +276,17 @@ void Recorder::on_queue(const QueueState& q) {
   s.queued.set(now, static_cast<double>(q.queued));
 }
 
+std::size_t Recorder::series_share() const {
+  // Every series within one budget of points, so that a result of a thousand hosts stays a file
+  // a person (and the GUI) can open: each series gets an equal share, at most
+  // StepSeries::kMaxPoints, at least kMinPoints.
+  constexpr std::size_t kPointBudget = 300'000, kMinPoints = 60;
+  const std::size_t series_count =
+      6 * hosts_.size() + 4 * groups_.entries.size() + 2 * queues_.entries.size();
+  return std::clamp<std::size_t>(kPointBudget / std::max<std::size_t>(series_count, 1), kMinPoints,
+                                 StepSeries::kMaxPoints);
+}
+
 Json Recorder::result() const {
   auto percentile = [this](double p) { return to_seconds(Duration{latencies_.percentile(p)}); };
   Json latency{{"p50", percentile(0.50)}, {"p95", percentile(0.95)}, {"p99", percentile(0.99)}};
@@ -285,14 +297,7 @@ Json Recorder::result() const {
       {"gave_up", gave_up_},   {"failed", failed_},       {"aborted", aborted_ + open_requests_},
       {"refusals", refusals_}, {"retries", retries_},     {"makespan", t(last_completion_)},
       {"latency", latency}};
-  // Every series within one budget of points, so that a result of a thousand hosts stays a file
-  // a person (and the GUI) can open: each series gets an equal share, at most
-  // StepSeries::kMaxPoints, at least kMinPoints.
-  constexpr std::size_t kPointBudget = 300'000, kMinPoints = 60;
-  const std::size_t series_count =
-      6 * hosts_.size() + 4 * groups_.entries.size() + 2 * queues_.entries.size();
-  const std::size_t share = std::clamp<std::size_t>(
-      kPointBudget / std::max<std::size_t>(series_count, 1), kMinPoints, StepSeries::kMaxPoints);
+  const std::size_t share = series_share();
   Json hosts = Json::object();
   for (const HostStats& h : hosts_) {
     hosts[h.name] = {{"starts", h.starts},

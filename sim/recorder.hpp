@@ -45,6 +45,9 @@ class Recorder final : public EngineObserver {
   /// trace is. Without `series` the recorder keeps counts only (faster; result() then has no
   /// series).
   Recorder(Clock& clock, std::ostream* trace, bool series = true, AttemptSink* attempts = nullptr);
+  // Stays put: its ports and its series point at it.
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
 
   /// The next client (0, 1, ...), whose attempts `inner` carries. Returns the transport its
   /// strategy sends through: the recorder sees every attempt of every client on its way.
@@ -90,12 +93,20 @@ class Recorder final : public EngineObserver {
     int attempts = 0;
   };
   struct HostStats {
+    HostStats(std::string host, const std::size_t* budget)
+        : name(std::move(host)),
+          in_flight_series(true, budget),
+          queued_series(true, budget),
+          interval_series(false, budget),
+          paused_series(false, budget),
+          completed_series(false, budget),
+          starts_series(false, budget) {}
     std::string name;
     std::uint64_t starts = 0, refusals = 0, retries = 0, gave_up = 0;
     std::int64_t in_flight = 0, max_in_flight = 0, open = 0;
     double interval = 0;
     double max_interval = 0;
-    StepSeries in_flight_series{true}, queued_series{true}, interval_series, paused_series;
+    StepSeries in_flight_series, queued_series, interval_series, paused_series;
     /// Requests answered without refusal so far (the summary's "completed"), for charts.
     std::uint64_t completed = 0;
     StepSeries completed_series;
@@ -129,7 +140,12 @@ class Recorder final : public EngineObserver {
     Transport::SettledHandler handler;
   };
   struct EntitySeries {
-    StepSeries in_flight{true}, queued{true}, interval, paused_until;
+    explicit EntitySeries(const std::size_t* budget)
+        : in_flight(true, budget),
+          queued(true, budget),
+          interval(false, budget),
+          paused_until(false, budget) {}
+    StepSeries in_flight, queued, interval, paused_until;
   };
 
   /// What one client's strategy sends through.
@@ -204,7 +220,11 @@ class Recorder final : public EngineObserver {
     AddressCache<EntitySeriesByKey::value_type*> by_address;
     EntitySeriesByKey entries;
   };
-  static EntitySeries& series_of(EntitySeriesMap& map, std::string_view key);
+  EntitySeries& series_of(EntitySeriesMap& map, std::string_view key);
+  /// The points each series of result.json gets: one budget shared by all of them. It shrinks
+  /// as hosts, groups and queues appear, and the series record at it (StepSeries' budget).
+  std::size_t series_share() const;
+  std::size_t series_budget_ = StepSeries::kMaxPoints;
   EntitySeriesMap groups_;
   EntitySeriesMap queues_;
   /// host_index_ entries, by the address of the engine's names for them

@@ -6,23 +6,25 @@
 namespace pacing::sim {
 
 namespace {
+/// The narrowest bins: 1 us. Coalesced output starts one doubling above (2 us), as it always has.
+constexpr double kFinestWidth = 1e-6;
 /// The bin a time falls in.
 long long bin_of(double t, double width) { return static_cast<long long>(std::floor(t / width)); }
 }  // namespace
 
 void StepSeries::set(double t, double value) {
-  if (width_ > 0) {
-    add_to_bins(std::max(t, bins_.back().last), value);
-    return;
-  }
-  set_exact(t, value);
-  if (points_.size() > kMaxPoints) to_bins();
-}
-
-void StepSeries::set_exact(double t, double value) {
   // On real time a start is stamped with the engine's instant, which can precede a point already
   // recorded during the same pump: keep the series in time order.
   if (!points_.empty()) t = std::max(t, std::max(tail_t_, instant_));
+  if (binned() && t > tail_t_) commit_before(t);
+  set_exact(t, value);
+  if (!binned() && points_.size() > budget()) {
+    width_ = kFinestWidth;
+    commit_before(tail_t_);
+  }
+}
+
+void StepSeries::set_exact(double t, double value) {
   if (keep_peaks_) {
     set_keeping_peaks(t, value);
     return;
@@ -71,28 +73,37 @@ void StepSeries::set_keeping_peaks(double t, double value) {
   tail_v_ = *level;  // set: push() made a point when there was none before
 }
 
-void StepSeries::to_bins() {
-  // The narrowest power-of-two width (in microseconds) that gives at most half as many bins as
-  // points, each bin becoming at most two points.
-  const double span = points_.back().first - points_.front().first;
-  width_ = 1e-6;
-  while (span / width_ >= static_cast<double>(kMaxPoints / 2)) width_ *= 2;
-  for (const auto& [t, v] : points_) add_to_bins(t, v);
-  points_.clear();
-  points_.shrink_to_fit();
+void StepSeries::commit_before(double t) {
+  std::size_t end = committed_;
+  while (end < points_.size() && points_[end].first < t) ++end;
+  if (end == committed_) return;
+  for (std::size_t i = committed_; i < end; ++i) add_to_bins(points_[i].first, points_[i].second);
+  points_.erase(points_.begin(), points_.begin() + static_cast<std::ptrdiff_t>(end - 1));
+  committed_ = 1;
 }
 
-void StepSeries::add_to_bins(double t, double value) {
-  if (!bins_.empty() && bin_of(bins_.back().first, width_) == bin_of(t, width_)) {
-    Bin& b = bins_.back();
+void StepSeries::append(std::vector<Bin>& bins, double width, double t, double value) {
+  // Consecutive changes differ in value, so every change is kept: in the bin it falls in, or as
+  // the first of a new one.
+  if (!bins.empty() && bin_of(bins.back().first, width) == bin_of(t, width)) {
+    Bin& b = bins.back();
     b.max = std::max(b.max, value);
     b.last = t;
     b.end = value;
     return;
   }
-  if (!bins_.empty() && bins_.back().end == value) return;  // no change
-  bins_.push_back(Bin{t, value, t, value});
-  if (bins_.size() > kMaxPoints / 2) halve_resolution();
+  bins.push_back(Bin{t, value, t, value});
+}
+
+void StepSeries::add_to_bins(double t, double value) {
+  append(bins_, width_, t, value);
+  // Doubling the width while the bins hold more than the budget's half keeps it at or below the
+  // width to_json() would pick for any number of points up to the budget: only the bins
+  // recorded so far count, and the whole series needs at least as many at every width.
+  while (bins_.size() > std::max<std::size_t>(budget() / 2, 1)) {
+    width_ *= 2;
+    bins_ = merged(bins_, width_);
+  }
 }
 
 std::vector<StepSeries::Bin> StepSeries::merged(const std::vector<Bin>& bins, double width) {
@@ -122,13 +133,8 @@ std::size_t StepSeries::merged_count(const std::vector<Bin>& bins, double width)
   return count;
 }
 
-void StepSeries::halve_resolution() {
-  width_ *= 2;
-  bins_ = merged(bins_, width_);
-}
-
-std::vector<std::pair<double, double>> StepSeries::points_of(const std::vector<Bin>& bins) {
-  std::vector<std::pair<double, double>> out;
+StepSeries::Points StepSeries::points_of(const std::vector<Bin>& bins) {
+  Points out;
   out.reserve(bins.size() * 2);
   auto push = [&](double t, double v) {
     if (out.empty() || out.back().second != v) out.emplace_back(t, v);
@@ -140,46 +146,40 @@ std::vector<std::pair<double, double>> StepSeries::points_of(const std::vector<B
   return out;
 }
 
-std::vector<std::pair<double, double>> StepSeries::points() const {
-  return width_ == 0 ? points_ : points_of(bins_);
-}
-
-double StepSeries::last() const {
-  if (width_ > 0) return bins_.back().end;
-  return points_.empty() ? 0 : tail_v_;
-}
+double StepSeries::last() const { return points_.empty() ? 0 : tail_v_; }
 
 Json StepSeries::to_json(std::size_t max_points, double* resolution) const {
-  std::vector<std::pair<double, double>> points = this->points();
-  double width = width_;
-  if (points.size() > max_points) {
-    // Coalesce the exact points or the bins further, doubling the width until they fit.
-    std::vector<Bin> bins;
-    if (width == 0) {
-      width = 1e-6;
-      for (const auto& [t, v] : points_) bins.push_back(Bin{t, v, t, v});
-    } else {
-      bins = bins_;
+  Points points;
+  double width = 0;
+  if (!binned() && points_.size() <= max_points) {
+    points = points_;
+  } else {
+    // The bins so far with the changes not in them yet, or one bin per exact point.
+    std::vector<Bin> bins = bins_;
+    double base = binned() ? width_ : kFinestWidth;
+    for (std::size_t i = binned() ? committed_ : 0; i < points_.size(); ++i) {
+      append(bins, base, points_[i].first, points_[i].second);
     }
-    // The narrowest width, doubling from this one, at which the bins fit. Bins nest (one 2w wide
-    // holds whole bins w wide), so merging once at that width gives what merging at each width
-    // in turn would, and the count at any width is found without building the bins: a doubling
-    // search, then a bisection, instead of a pass per doubling (twenty from 1 us to 1 s).
+    // The narrowest width, doubling from `base`, at which the bins fit (at least 2 us). Bins nest
+    // (one 2w wide holds whole bins w wide), so merging once at that width gives what merging at
+    // each width in turn would, and the count at any width is found without building the bins:
+    // a doubling search, then a bisection, instead of a pass per doubling (twenty from 1 us to
+    // 1 s).
     auto fits = [&](int doublings) {
-      return merged_count(bins, std::ldexp(width, doublings)) * 2 <= max_points;
+      return merged_count(bins, std::ldexp(base, doublings)) * 2 <= max_points;
     };
-    int low = 0, high = 1;  // bins.size() * 2 > max_points: no fit at `width` itself
+    int low = base > kFinestWidth ? -1 : 0;  // the widest that does not fit (-1: base may)
+    int high = low + 1;
     while (!fits(high)) {
       low = high;
-      high *= 2;
+      high = 2 * high + 1;
     }
     while (high - low > 1) {
       const int mid = low + (high - low) / 2;
       (fits(mid) ? high : low) = mid;
     }
-    width = std::ldexp(width, high);
-    bins = merged(bins, width);
-    points = points_of(bins);
+    width = std::ldexp(base, high);
+    points = points_of(merged(bins, width));
   }
   if (resolution) *resolution = width;
   Json out = Json::array();

@@ -1,10 +1,17 @@
 #pragma once
 // A step function of time, as result.json stores it: change points [[t, value], ...], at a
-// bounded resolution. Every change is kept until a series holds kMaxPoints points; from then on
-// changes are merged into bins of equal width (doubled as the run goes on), each kept as at most
-// two points: the highest value in the bin, then the value the bin ends with. So peaks survive
-// (max_in_flight is still the series' peak), a counter keeps its count, the level at any bin's
-// end is exact, and a million-request run writes a few thousand points per series, not millions.
+// bounded resolution. Every change is kept until a series holds more points than its budget;
+// from then on changes are merged into bins of equal width (doubled as the run goes on), each
+// kept as at most two points: the highest value in the bin, then the value the bin ends with. So
+// peaks survive (max_in_flight is still the series' peak), a counter keeps its count, the level
+// at any bin's end is exact, and a million-request run writes a few thousand points per series,
+// not millions.
+//
+// What to_json(n) returns depends only on the changes, not on when binning began: the exact
+// points when there are at most n of them, else those points in bins of the narrowest width
+// 2^k us (k >= 1) that gives at most n / 2 bins. That holds for every n up to the budget, so a
+// recorder that knows how many points each series will be given can record at that budget
+// (less memory, fewer cache misses) and write the same file.
 
 #include <cstddef>
 #include <optional>
@@ -22,51 +29,66 @@ class StepSeries {
   /// With `keep_peaks`, a level that rises and falls back within one instant keeps its highest
   /// value there, as a point of its own before the level the instant ends with ([t, 3], [t, 0]):
   /// the series' maximum is then the true maximum, in the order events really ran.
-  explicit StepSeries(bool keep_peaks = false) : keep_peaks_(keep_peaks) {}
+  /// `budget` (when given) is read at each change: the most points to_json() will be asked for,
+  /// which may only shrink as the run goes on; without it, kMaxPoints.
+  explicit StepSeries(bool keep_peaks = false, const std::size_t* budget = nullptr)
+      : keep_peaks_(keep_peaks), budget_(budget) {}
 
   /// The value is `value` from `t` on (t never goes back: an earlier t counts as the latest).
   void set(double t, double value);
-  /// The change points, coalesced further (by doubling the bin width) when there are more than
-  /// `max_points` of them; `resolution` gets the width used (0 when every change is there).
+  /// The change points, coalesced when there are more than `max_points` of them (see above);
+  /// `resolution` gets the width of the bins (0 when every change is there). Exact as described
+  /// when `max_points` is at most the budget.
   Json to_json(std::size_t max_points = kMaxPoints, double* resolution = nullptr) const;
   double last() const;
-  /// The width of the bins changes were merged into, in seconds; 0 while every change is kept.
+  /// The width of the bins changes are merged into while recording, in seconds; 0 while every
+  /// change is kept.
   double resolution() const { return width_; }
 
  private:
+  using Points = std::vector<std::pair<double, double>>;
   struct Bin {
     double first;  ///< the time of its first change
     double max;    ///< the highest value it held
     double last;   ///< the time of its last change
     double end;    ///< the value it ends with
   };
+  std::size_t budget() const { return budget_ ? *budget_ : kMaxPoints; }
+  bool binned() const { return width_ > 0; }
   void set_exact(double t, double value);
   /// set_exact() of a series that keeps peaks: `t` is not before the latest instant.
   void set_keeping_peaks(double t, double value);
-  void to_bins();
+  /// Moves the points before `t` (final: no later change can rewrite them) into the bins,
+  /// keeping the last of them in points_ for the next change to compare with.
+  void commit_before(double t);
+  /// A change into the bins, widening them until they are within the budget.
   void add_to_bins(double t, double value);
-  void halve_resolution();
-  /// The change points, exact or coalesced.
-  std::vector<std::pair<double, double>> points() const;
-  static std::vector<std::pair<double, double>> points_of(const std::vector<Bin>& bins);
+  /// A change into `bins`, `width` wide.
+  static void append(std::vector<Bin>& bins, double width, double t, double value);
+  static Points points_of(const std::vector<Bin>& bins);
   /// `bins` merged into bins `width` wide.
   static std::vector<Bin> merged(const std::vector<Bin>& bins, double width);
   /// How many bins merged(bins, width) would hold.
   static std::size_t merged_count(const std::vector<Bin>& bins, double width);
 
   bool keep_peaks_;
-  std::vector<std::pair<double, double>> points_;  // while exact
+  const std::size_t* budget_;
+  // Every change while exact. Once binned: the changes not in bins_ yet (the latest instant's,
+  // which a change at the same instant may still rewrite), after the last change that is
+  // (`committed_` of them, 0 or 1).
+  Points points_;
+  std::size_t committed_ = 0;
   // What a change needs to know of the points, kept here: a run of a thousand hosts steps
   // thousands of series in turn, and reading the last point of each from its own heap block
   // was a cache miss per change (13% of a million-request run with series).
   // points_.back() while there is one; with keep_peaks_, tail_t_ is the latest instant set
   // (no point is after it, so it bounds the next instant as well).
   double tail_t_ = 0, tail_v_ = 0;
-  double instant_ = 0;            // the latest instant set (exact mode)
+  double instant_ = 0;            // the latest instant set (keep_peaks_)
   double peak_ = 0;               // the highest value set at that instant
   std::optional<double> before_;  // the level before that instant, if any (keep_peaks_)
   std::size_t at_instant_ = 0;    // the points at that instant (keep_peaks_: 0 to 2)
-  std::vector<Bin> bins_;         // once coalesced
+  std::vector<Bin> bins_;         // once binned
   double width_ = 0;
 };
 

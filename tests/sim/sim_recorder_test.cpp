@@ -51,5 +51,31 @@ TEST(Recorder, ANameFoundAgainByItsAddressIsCheckedAgainstTheName) {
   EXPECT_EQ(result["queues"]["b.org"]["series"]["queued"], Json::parse("[[0.0, 5]]"));
 }
 
+TEST(Recorder, SeriesRecordedAtTheShrinkingShareWriteWhatFullDetailWould) {
+  // Each series records at the share of points result.json will give it, which shrinks as hosts
+  // and queues appear; the file must hold what recording every change would have given.
+  Scheduler clock;
+  Recorder recorder(clock, nullptr, true);
+  recorder.host_index("a.org");
+  StepSeries full(true);  // every change, as a queue's queued series records them
+  const std::string queue = "a.org";
+  auto change = [&](int i) {
+    const std::size_t queued = static_cast<std::size_t>((i * 7919) % 13);
+    recorder.on_queue(queue_state(queue, queued));
+    full.set(to_seconds(clock.now()), static_cast<double>(queued));
+  };
+  int i = 0;
+  for (; i < 3000; ++i) clock.schedule(Instant(milliseconds(i)), [&change, i] { change(i); });
+  clock.run();
+  for (int h = 0; h < 200; ++h) recorder.host_index("h" + std::to_string(h) + ".org");
+  for (; i < 9000; ++i) clock.schedule(Instant(milliseconds(i)), [&change, i] { change(i); });
+  clock.run();
+
+  const std::size_t share = 300'000 / (6 * 201 + 2 * 1);  // 248 points per series
+  const Json written = recorder.result()["queues"][queue]["series"]["queued"];
+  EXPECT_LE(written.size(), share);
+  EXPECT_EQ(written, full.to_json(share));
+}
+
 }  // namespace
 }  // namespace pacing::sim

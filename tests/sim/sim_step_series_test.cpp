@@ -58,6 +58,20 @@ TEST(StepSeries, CoalescedCounterKeepsItsCount) {
   }
 }
 
+TEST(StepSeries, ACoalescedDropIsAtTheInstantItHappened) {
+  StepSeries level;
+  for (int i = 1; i <= 3000; ++i) level.set(i * 0.01, i % 7 + 1);  // binned past 2,000 changes
+  // Within one bin of the coalesced series: up to 9, down to 0, then 0 again (no change).
+  level.set(30.5, 9);
+  level.set(30.5001, 0);
+  level.set(30.5002, 0);
+  const Json points = level.to_json();
+  ASSERT_GE(points.size(), 2u);
+  EXPECT_EQ(points[points.size() - 2], Json::array({30.5, 9}));
+  // The level fell at 30.5001: a repeat of it changes nothing, not even when the fall shows.
+  EXPECT_EQ(points.back(), Json::array({30.5001, 0}));
+}
+
 using Points = std::vector<std::pair<double, double>>;
 
 /// What a series of changes at non-decreasing instants should hold, computed from the whole
@@ -144,6 +158,33 @@ TEST(StepSeries, HoldsEachInstantsPeakAndEndLevelOverManySeeds) {
     for (std::size_t max_points : {60u, 200u, 999u}) {
       ASSERT_EQ(points_of(series.to_json(max_points)), expected_coalesced(expected, max_points))
           << "seed " << seed << ", at most " << max_points << " points";
+    }
+  }
+}
+
+TEST(StepSeries, RecordingAtASmallerBudgetWritesTheSamePointsOverManySeeds) {
+  // A recorder that knows each series will be given n points records at a budget of n: the
+  // points written must be those of the exact changes coalesced, whenever binning began.
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    std::mt19937 rng(seed);
+    const bool keep_peaks = seed % 2 == 0;
+    std::size_t budget = std::vector<std::size_t>{60, 200, 999}[seed % 3];
+    StepSeries series(keep_peaks, &budget);
+    Points changes;
+    double t = 0;
+    const int n = std::uniform_int_distribution<int>(1, 6000)(rng);
+    for (int i = 0; i < n; ++i) {
+      if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
+      const double v = static_cast<double>(rng() % 4);
+      series.set(t, v);
+      changes.emplace_back(t, v);
+      if (i == n / 2 && budget > 60) budget /= 2;  // more series appeared: a smaller share
+    }
+    const Points expected = expected_points(changes, keep_peaks);
+    ASSERT_EQ(series.last(), changes.back().second) << "seed " << seed;
+    for (std::size_t max_points : {std::size_t{60}, budget}) {
+      ASSERT_EQ(points_of(series.to_json(max_points)), expected_coalesced(expected, max_points))
+          << "seed " << seed << ", budget " << budget << ", at most " << max_points << " points";
     }
   }
 }
