@@ -89,6 +89,7 @@ class StepSeries {
   std::optional<double> before_;  // the level before that instant, if any (keep_peaks_)
   std::size_t at_instant_ = 0;    // the points at that instant (keep_peaks_: 0 to 2)
   std::vector<Bin> bins_;         // once binned
+  long long last_bin_ = 0;        // the index of bins_.back(), at width_
   double width_ = 0;
 };
 
