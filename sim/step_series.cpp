@@ -117,25 +117,25 @@ void StepSeries::add_to_bins(double t, double value) {
   // recorded so far count, and the whole series needs at least as many at every width.
   while (bins_.size() > std::max<std::size_t>(budget() / 2, 1)) {
     width_ *= 2;
-    bins_ = merged(bins_, width_);
+    merge(bins_, width_);
     last_bin_ = bin_of(bins_.back().first, width_);
   }
 }
 
-std::vector<StepSeries::Bin> StepSeries::merged(const std::vector<Bin>& bins, double width) {
-  std::vector<Bin> out;
-  out.reserve(bins.size() / 2 + 1);
-  for (const Bin& b : bins) {
-    if (!out.empty() && bin_of(out.back().first, width) == bin_of(b.first, width)) {
-      Bin& m = out.back();
-      m.max = std::max(m.max, b.max);
-      m.last = b.last;
-      m.end = b.end;
+void StepSeries::merge(std::vector<Bin>& bins, double width) {
+  // In place: the merged bins are never more than those read so far.
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    if (out > 0 && bin_of(bins[out - 1].first, width) == bin_of(bins[i].first, width)) {
+      Bin& m = bins[out - 1];
+      m.max = std::max(m.max, bins[i].max);
+      m.last = bins[i].last;
+      m.end = bins[i].end;
     } else {
-      out.push_back(b);
+      bins[out++] = bins[i];
     }
   }
-  return out;
+  bins.resize(out);
 }
 
 std::size_t StepSeries::merged_count(const std::vector<Bin>& bins, double width) {
@@ -195,7 +195,8 @@ Json StepSeries::to_json(std::size_t max_points, double* resolution) const {
       (fits(mid) ? high : low) = mid;
     }
     width = std::ldexp(base, high);
-    points = points_of(merged(bins, width));
+    merge(bins, width);
+    points = points_of(bins);
   }
   if (resolution) *resolution = width;
   Json out = Json::array();

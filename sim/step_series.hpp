@@ -66,9 +66,9 @@ class StepSeries {
   /// A change into `bins`, `width` wide.
   static void append(std::vector<Bin>& bins, double width, double t, double value);
   static Points points_of(const std::vector<Bin>& bins);
-  /// `bins` merged into bins `width` wide.
-  static std::vector<Bin> merged(const std::vector<Bin>& bins, double width);
-  /// How many bins merged(bins, width) would hold.
+  /// Merges `bins` into bins `width` wide.
+  static void merge(std::vector<Bin>& bins, double width);
+  /// How many bins merge(bins, width) would leave.
   static std::size_t merged_count(const std::vector<Bin>& bins, double width);
 
   bool keep_peaks_;
