@@ -15,12 +15,18 @@ long long bin_of(double t, double width) { return static_cast<long long>(std::fl
 void StepSeries::set(double t, double value) {
   // On real time a start is stamped with the engine's instant, which can precede a point already
   // recorded during the same pump: keep the series in time order.
-  if (!points_.empty()) t = std::max(t, std::max(tail_t_, instant_));
-  if (binned() && t > tail_t_) commit_before(t);
+  if (!tail_.empty()) {
+    t = std::max(t, std::max(tail_t_, instant_));
+    if (t > tail_t_) flush_tail();
+  }
   set_exact(t, value);
-  if (!binned() && points_.size() > budget()) {
+  // The latest instant set, for every series: a point moved out of the tail is never rewritten,
+  // so a later change (its time raised to this) can never land at a moved point's instant.
+  instant_ = std::max(instant_, t);
+  if (!binned() && points_.size() + tail_.count - tail_.moved > budget()) {
     width_ = kFinestWidth;
-    commit_before(tail_t_);
+    for (const auto& [at, v] : points_) add_to_bins(at, v);
+    points_ = Points();
   }
 }
 
@@ -29,41 +35,41 @@ void StepSeries::set_exact(double t, double value) {
     set_keeping_peaks(t, value);
     return;
   }
-  if (!points_.empty() && tail_v_ == value) return;
-  if (!points_.empty() && tail_t_ == t) {
+  if (!tail_.empty() && tail_v_ == value) return;
+  if (!tail_.empty() && tail_t_ == t) {
     // A second change at one instant replaces the first; one back to the level before the
     // instant leaves no change there at all.
-    if (points_.size() > 1 && points_[points_.size() - 2].second == value) {
-      points_.pop_back();
-      tail_t_ = points_.back().first;
+    if (tail_.size() > 1 && tail_[tail_.size() - 2].second == value) {
+      tail_.pop_back();
+      tail_t_ = tail_.back().first;
     } else {
-      points_.back().second = value;
+      tail_.back().second = value;
     }
     tail_v_ = value;
     return;
   }
-  points_.emplace_back(t, value);
+  tail_.emplace_back(t, value);
   tail_t_ = t;
   tail_v_ = value;
 }
 
 void StepSeries::set_keeping_peaks(double t, double value) {
-  if (points_.empty() || t > instant_) {
+  if (tail_.empty() || t > instant_) {
     instant_ = t;
     peak_ = value;
-    before_ = points_.empty() ? std::nullopt : std::optional(tail_v_);
+    before_ = tail_.empty() ? std::nullopt : std::optional(tail_v_);
     at_instant_ = 0;
   } else {
     peak_ = std::max(peak_, value);
   }
   // Rewrite this instant's points (at most two): its peak when the level fell back below it,
   // then the level it ends with; a point that repeats the level before it is left out.
-  points_.resize(points_.size() - at_instant_);
+  tail_.resize(tail_.size() - at_instant_);
   at_instant_ = 0;
   std::optional<double> level = before_;
   auto push = [&](double v) {
     if (level == v) return;
-    points_.emplace_back(t, v);
+    tail_.emplace_back(t, v);
     ++at_instant_;
     level = v;
   };
@@ -73,18 +79,18 @@ void StepSeries::set_keeping_peaks(double t, double value) {
   tail_v_ = *level;  // set: push() made a point when there was none before
 }
 
-void StepSeries::commit_before(double t) {
-  std::size_t end = committed_;
-  while (end < points_.size() && points_[end].first < t) ++end;
-  if (end == committed_) return;
-  for (std::size_t i = committed_; i < end; ++i) add_to_bins(points_[i].first, points_[i].second);
-  if (end == points_.size()) {  // the usual case: a change at a new instant
-    points_.front() = points_.back();
-    points_.resize(1);
-  } else {
-    points_.erase(points_.begin(), points_.begin() + static_cast<std::ptrdiff_t>(end - 1));
+void StepSeries::flush_tail() {
+  for (std::size_t i = tail_.moved; i < tail_.size(); ++i) {
+    const auto [t, v] = tail_[i];
+    if (binned()) {
+      add_to_bins(t, v);
+    } else {
+      points_.emplace_back(t, v);
+    }
   }
-  committed_ = 1;
+  tail_[0] = tail_.back();
+  tail_.count = 1;
+  tail_.moved = 1;
 }
 
 void StepSeries::append(std::vector<Bin>& bins, double width, double t, double value) {
@@ -101,25 +107,37 @@ void StepSeries::append(std::vector<Bin>& bins, double width, double t, double v
 }
 
 void StepSeries::add_to_bins(double t, double value) {
-  // append(), with the last bin's index kept: one division per change instead of two.
+  // append(), into the last bin held here, with its index kept: one division per change.
   const long long bin = bin_of(t, width_);
-  if (!bins_.empty() && bin == last_bin_) {
-    Bin& b = bins_.back();
-    b.max = std::max(b.max, value);
-    b.last = t;
-    b.end = value;
+  if (has_last_ && bin == last_bin_) {
+    last_.max = std::max(last_.max, value);
+    last_.last = t;
+    last_.end = value;
     return;
   }
-  bins_.push_back(Bin{t, value, t, value});
+  if (has_last_) bins_.push_back(last_);
+  last_ = Bin{t, value, t, value};
   last_bin_ = bin;
+  has_last_ = true;
   // Doubling the width while the bins hold more than the budget's half keeps it at or below the
   // width to_json() would pick for any number of points up to the budget: only the bins
   // recorded so far count, and the whole series needs at least as many at every width.
-  while (bins_.size() > std::max<std::size_t>(budget() / 2, 1)) {
+  while (bins_.size() + 1 > std::max<std::size_t>(budget() / 2, 1)) {
     width_ *= 2;
+    bins_.push_back(last_);
     merge(bins_, width_);
-    last_bin_ = bin_of(bins_.back().first, width_);
+    last_ = bins_.back();
+    bins_.pop_back();
+    last_bin_ = bin_of(last_.first, width_);
   }
+}
+
+std::vector<StepSeries::Bin> StepSeries::all_bins() const {
+  std::vector<Bin> bins;
+  bins.reserve(bins_.size() + 3);
+  bins = bins_;
+  if (has_last_) bins.push_back(last_);
+  return bins;
 }
 
 void StepSeries::merge(std::vector<Bin>& bins, double width) {
@@ -162,19 +180,21 @@ StepSeries::Points StepSeries::points_of(const std::vector<Bin>& bins) {
   return out;
 }
 
-double StepSeries::last() const { return points_.empty() ? 0 : tail_v_; }
+double StepSeries::last() const { return tail_.empty() ? 0 : tail_v_; }
 
 Json StepSeries::to_json(std::size_t max_points, double* resolution) const {
   Points points;
   double width = 0;
-  if (!binned() && points_.size() <= max_points) {
+  if (!binned() && points_.size() + tail_.count - tail_.moved <= max_points) {
     points = points_;
+    for (std::size_t i = tail_.moved; i < tail_.count; ++i) points.push_back(tail_.points[i]);
   } else {
     // The bins so far with the changes not in them yet, or one bin per exact point.
-    std::vector<Bin> bins = bins_;
+    std::vector<Bin> bins = all_bins();
     double base = binned() ? width_ : kFinestWidth;
-    for (std::size_t i = binned() ? committed_ : 0; i < points_.size(); ++i) {
-      append(bins, base, points_[i].first, points_[i].second);
+    for (const auto& [t, v] : points_) append(bins, base, t, v);  // exact: every point
+    for (std::size_t i = tail_.moved; i < tail_.count; ++i) {
+      append(bins, base, tail_.points[i].first, tail_.points[i].second);
     }
     // The narrowest width, doubling from `base`, at which the bins fit (at least 2 us). Bins nest
     // (one 2w wide holds whole bins w wide), so merging once at that width gives what merging at

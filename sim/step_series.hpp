@@ -13,7 +13,9 @@
 // recorder that knows how many points each series will be given can record at that budget
 // (less memory, fewer cache misses) and write the same file.
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -46,23 +48,41 @@ class StepSeries {
   double resolution() const { return width_; }
 
  private:
-  using Points = std::vector<std::pair<double, double>>;
+  using Point = std::pair<double, double>;
+  using Points = std::vector<Point>;
   struct Bin {
     double first;  ///< the time of its first change
     double max;    ///< the highest value it held
     double last;   ///< the time of its last change
     double end;    ///< the value it ends with
   };
+  /// The latest points, which a change at the same instant may still rewrite (at most two), after
+  /// the point before them (kept to compare with): held in the series itself, so that a change
+  /// reads and writes no heap block of its own. The operations set_exact() needs of a vector.
+  struct Tail {
+    std::array<Point, 3> points{};
+    std::uint8_t count = 0;
+    std::uint8_t moved = 0;  ///< leading points already in points_ or the bins (0 or 1)
+    bool empty() const { return count == 0; }
+    std::size_t size() const { return count; }
+    Point& operator[](std::size_t i) { return points[i]; }
+    Point& back() { return points[count - 1]; }
+    void pop_back() { --count; }
+    void resize(std::size_t n) { count = static_cast<std::uint8_t>(n); }
+    void emplace_back(double t, double v) { points[count++] = {t, v}; }
+  };
   std::size_t budget() const { return budget_ ? *budget_ : kMaxPoints; }
   bool binned() const { return width_ > 0; }
   void set_exact(double t, double value);
   /// set_exact() of a series that keeps peaks: `t` is not before the latest instant.
   void set_keeping_peaks(double t, double value);
-  /// Moves the points before `t` (final: no later change can rewrite them) into the bins,
-  /// keeping the last of them in points_ for the next change to compare with.
-  void commit_before(double t);
+  /// The tail's points are final (a change at a later instant came): those not moved yet go to
+  /// points_ or the bins, and the last stays, to compare the next change with.
+  void flush_tail();
   /// A change into the bins, widening them until they are within the budget.
   void add_to_bins(double t, double value);
+  /// The bins so far, the last included.
+  std::vector<Bin> all_bins() const;
   /// A change into `bins`, `width` wide.
   static void append(std::vector<Bin>& bins, double width, double t, double value);
   static Points points_of(const std::vector<Bin>& bins);
@@ -71,26 +91,26 @@ class StepSeries {
   /// How many bins merge(bins, width) would leave.
   static std::size_t merged_count(const std::vector<Bin>& bins, double width);
 
+  // What a change reads and writes, together: a run of a thousand hosts steps thousands of
+  // series in turn, and each heap block a change touched was a cache miss (measured: setting
+  // series was a quarter of a million-request run with series while the tail and the last bin
+  // were in blocks of their own).
   bool keep_peaks_;
+  bool has_last_ = false;  // last_ holds a bin
   const std::size_t* budget_;
-  // Every change while exact. Once binned: the changes not in bins_ yet (the latest instant's,
-  // which a change at the same instant may still rewrite), after the last change that is
-  // (`committed_` of them, 0 or 1).
-  Points points_;
-  std::size_t committed_ = 0;
-  // What a change needs to know of the points, kept here: a run of a thousand hosts steps
-  // thousands of series in turn, and reading the last point of each from its own heap block
-  // was a cache miss per change (13% of a million-request run with series).
-  // points_.back() while there is one; with keep_peaks_, tail_t_ is the latest instant set
-  // (no point is after it, so it bounds the next instant as well).
+  Tail tail_;
+  // tail_.back() while there is one; with keep_peaks_, tail_t_ is the latest instant set (no
+  // point is after it, so it bounds the next instant as well).
   double tail_t_ = 0, tail_v_ = 0;
-  double instant_ = 0;            // the latest instant set (keep_peaks_)
+  double instant_ = 0;            // the latest instant set
   double peak_ = 0;               // the highest value set at that instant
   std::optional<double> before_;  // the level before that instant, if any (keep_peaks_)
   std::size_t at_instant_ = 0;    // the points at that instant (keep_peaks_: 0 to 2)
-  std::vector<Bin> bins_;         // once binned
-  long long last_bin_ = 0;        // the index of bins_.back(), at width_
   double width_ = 0;
+  Bin last_{};              // once binned: the latest bin, which changes go into
+  long long last_bin_ = 0;  // its index, at width_
+  Points points_;           // while exact: the final points (the tail holds the rest)
+  std::vector<Bin> bins_;   // once binned: the bins before last_
 };
 
 }  // namespace pacing::sim
