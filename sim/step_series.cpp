@@ -15,14 +15,15 @@ long long bin_of(double t, double width) { return static_cast<long long>(std::fl
 void StepSeries::set(double t, double value) {
   // On real time a start is stamped with the engine's instant, which can precede a point already
   // recorded during the same pump: keep the series in time order.
-  if (!tail_.empty()) {
+  const bool first = tail_.empty();
+  if (!first) {
     t = std::max(t, std::max(tail_t_, instant_));
     if (t > tail_t_) flush_tail();
   }
   set_exact(t, value);
   // The latest instant set, for every series: a point moved out of the tail is never rewritten,
   // so a later change (its time raised to this) can never land at a moved point's instant.
-  instant_ = std::max(instant_, t);
+  instant_ = first ? t : std::max(instant_, t);
   if (!binned() && points_.size() + tail_.count - tail_.moved > budget()) {
     width_ = kFinestWidth;
     for (const auto& [at, v] : points_) add_to_bins(at, v);

@@ -162,6 +162,41 @@ TEST(StepSeries, HoldsEachInstantsPeakAndEndLevelOverManySeeds) {
   }
 }
 
+TEST(StepSeries, AChangeStampedBeforeTheLatestInstantCountsAtIt) {
+  // On real time a start can be stamped earlier than a change already recorded: it counts at the
+  // latest instant set, even when that change left no point (the level did not move).
+  StepSeries level;
+  level.set(1, 5);
+  level.set(2, 5);    // no change: no point at 2
+  level.set(0.5, 7);  // before both
+  EXPECT_EQ(level.to_json(), Json::parse("[[1, 5], [2, 7]]"));
+}
+
+TEST(StepSeries, ChangesStampedOutOfOrderCountAtTheLatestInstantOverManySeeds) {
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    std::mt19937 rng(seed);
+    const bool keep_peaks = seed % 2 == 0;
+    std::size_t budget = 200;
+    StepSeries series(keep_peaks, &budget);
+    Points changes;  // as the series should count them: each at the latest instant so far
+    double t = 0, latest = 0;
+    const int n = std::uniform_int_distribution<int>(1, 3000)(rng);
+    for (int i = 0; i < n; ++i) {
+      if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
+      // Now and then stamped a little early, as a start on real time can be.
+      const double stamp =
+          rng() % 5 == 0 ? t - std::uniform_int_distribution<int>(0, 20000)(rng) * 1e-6 : t;
+      const double v = static_cast<double>(rng() % 4);
+      series.set(stamp, v);
+      latest = i == 0 ? stamp : std::max(latest, stamp);
+      changes.emplace_back(latest, v);
+    }
+    const Points expected = expected_points(changes, keep_peaks);
+    ASSERT_EQ(points_of(series.to_json(budget)), expected_coalesced(expected, budget))
+        << "seed " << seed;
+  }
+}
+
 TEST(StepSeries, RecordingAtASmallerBudgetWritesTheSamePointsOverManySeeds) {
   // A recorder that knows each series will be given n points records at a budget of n: the
   // points written must be those of the exact changes coalesced, whenever binning began.
