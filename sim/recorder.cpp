@@ -243,8 +243,9 @@ void Recorder::on_entity(const EntityState& e) {
     EntitySeries& g = series_of(groups_, e.key);
     g.in_flight.set(now, static_cast<double>(e.in_flight));
     g.queued.set(now, static_cast<double>(e.queued));
-    g.interval.set(now, to_seconds(e.interval));
-    g.paused_until.set(now, paused);
+    const double interval = to_seconds(e.interval);
+    if (g.interval_set.changes(interval)) g.interval.set(now, interval);
+    if (g.paused_set.changes(paused)) g.paused_until.set(now, paused);
     return;
   }
   const auto* host = find_by_address(host_by_address_, host_index_, e.key);
@@ -254,8 +255,8 @@ void Recorder::on_entity(const EntityState& e) {
   h.interval = to_seconds(e.interval);
   h.max_interval = std::max(h.max_interval, h.interval);
   if (!series_) return;
-  h.interval_series.set(now, h.interval);
-  h.paused_series.set(now, paused);
+  if (h.interval_set.changes(h.interval)) h.interval_series.set(now, h.interval);
+  if (h.paused_set.changes(paused)) h.paused_series.set(now, paused);
 }
 
 Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key) {
