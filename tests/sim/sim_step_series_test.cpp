@@ -137,21 +137,26 @@ Points points_of(const Json& json) {
   return out;
 }
 
+/// Between 1 and `most` random changes of a level (0 to 3) at non-decreasing instants; several at
+/// one instant are common (a start and an answer at the same time).
+Points random_changes(std::mt19937& rng, int most) {
+  Points changes;
+  double t = 0;
+  const int n = std::uniform_int_distribution<int>(1, most)(rng);
+  for (int i = 0; i < n; ++i) {
+    if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
+    changes.emplace_back(t, static_cast<double>(rng() % 4));
+  }
+  return changes;
+}
+
 TEST(StepSeries, HoldsEachInstantsPeakAndEndLevelOverManySeeds) {
   for (unsigned seed = 1; seed <= 300; ++seed) {
     std::mt19937 rng(seed);
     const bool keep_peaks = seed % 2 == 0;
     StepSeries series(keep_peaks);
-    Points changes;
-    double t = 0;
-    const int n = std::uniform_int_distribution<int>(1, 1500)(rng);
-    for (int i = 0; i < n; ++i) {
-      // Several changes at one instant are common (a start and an answer at the same time).
-      if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
-      const double v = static_cast<double>(rng() % 4);
-      series.set(t, v);
-      changes.emplace_back(t, v);
-    }
+    const Points changes = random_changes(rng, 1500);
+    for (const auto& [t, v] : changes) series.set(t, v);
     const Points expected = expected_points(changes, keep_peaks);
     ASSERT_EQ(points_of(series.to_json()), expected) << "seed " << seed;
     ASSERT_EQ(series.last(), changes.back().second) << "seed " << seed;
@@ -178,18 +183,16 @@ TEST(StepSeries, ChangesStampedOutOfOrderCountAtTheLatestInstantOverManySeeds) {
     const bool keep_peaks = seed % 2 == 0;
     std::size_t budget = 200;
     StepSeries series(keep_peaks, &budget);
-    Points changes;  // as the series should count them: each at the latest instant so far
-    double t = 0, latest = 0;
-    const int n = std::uniform_int_distribution<int>(1, 3000)(rng);
-    for (int i = 0; i < n; ++i) {
-      if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
+    Points changes = random_changes(rng, 3000);  // then as the series should count them
+    double latest = 0;
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      auto& [t, v] = changes[i];
       // Now and then stamped a little early, as a start on real time can be.
       const double stamp =
           rng() % 5 == 0 ? t - std::uniform_int_distribution<int>(0, 20000)(rng) * 1e-6 : t;
-      const double v = static_cast<double>(rng() % 4);
       series.set(stamp, v);
       latest = i == 0 ? stamp : std::max(latest, stamp);
-      changes.emplace_back(latest, v);
+      t = latest;  // each counts at the latest instant so far
     }
     const Points expected = expected_points(changes, keep_peaks);
     ASSERT_EQ(points_of(series.to_json(budget)), expected_coalesced(expected, budget))
@@ -205,15 +208,10 @@ TEST(StepSeries, RecordingAtASmallerBudgetWritesTheSamePointsOverManySeeds) {
     const bool keep_peaks = seed % 2 == 0;
     std::size_t budget = std::vector<std::size_t>{60, 200, 999}[seed % 3];
     StepSeries series(keep_peaks, &budget);
-    Points changes;
-    double t = 0;
-    const int n = std::uniform_int_distribution<int>(1, 6000)(rng);
-    for (int i = 0; i < n; ++i) {
-      if (rng() % 3 == 0) t += std::uniform_int_distribution<int>(1, 50000)(rng) * 1e-6;
-      const double v = static_cast<double>(rng() % 4);
-      series.set(t, v);
-      changes.emplace_back(t, v);
-      if (i == n / 2 && budget > 60) budget /= 2;  // more series appeared: a smaller share
+    const Points changes = random_changes(rng, 6000);
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      series.set(changes[i].first, changes[i].second);
+      if (i == changes.size() / 2 && budget > 60) budget /= 2;  // more series: a smaller share
     }
     const Points expected = expected_points(changes, keep_peaks);
     ASSERT_EQ(series.last(), changes.back().second) << "seed " << seed;
