@@ -135,8 +135,8 @@ void StepSeries::add_to_bins(double t, double value) {
 
 std::vector<StepSeries::Bin> StepSeries::all_bins() const {
   std::vector<Bin> bins;
-  bins.reserve(bins_.size() + 3);
-  bins = bins_;
+  bins.reserve(bins_.size() + 3);  // the last bin, and the tail's two open points at most
+  bins.assign(bins_.begin(), bins_.end());
   if (has_last_) bins.push_back(last_);
   return bins;
 }

@@ -14,6 +14,7 @@
 // (less memory, fewer cache misses) and write the same file.
 
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -69,7 +70,10 @@ class StepSeries {
     Point& back() { return points[count - 1]; }
     void pop_back() { --count; }
     void resize(std::size_t n) { count = static_cast<std::uint8_t>(n); }
-    void emplace_back(double t, double v) { points[count++] = {t, v}; }
+    void emplace_back(double t, double v) {
+      assert(count < points.size());  // the point before, and two at the latest instant
+      points[count++] = {t, v};
+    }
   };
   std::size_t budget() const { return budget_ ? *budget_ : kMaxPoints; }
   bool binned() const { return width_ > 0; }
