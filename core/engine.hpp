@@ -44,6 +44,10 @@ struct EntityState {
   Instant paused_until{};     ///< no start before this
   Duration hint_interval{0};  ///< spacing asked for by the RateLimit hint in force (hints on)
   Instant hint_until{};       ///< that hint lapses at this instant (its window's reset)
+  /// A number the observer may keep with the host or group (0 until it sets one; null when the
+  /// strategy keeps none): every later snapshot of the same one carries it back, so the observer
+  /// finds its record without looking the key up. Forgotten when the observer changes.
+  std::uint32_t* mark = nullptr;
 };
 
 /// A snapshot of one queue (one host with one set of limits).
@@ -53,6 +57,8 @@ struct QueueState {
   std::size_t in_flight = 0;
   std::size_t cap = 0;
   std::size_t queued = 0;
+  /// The queue's mark, as EntityState::mark is the host's.
+  std::uint32_t* mark = nullptr;
 };
 
 /// Watches the engine; used by the lab's recorder. All methods are optional.

@@ -13,14 +13,14 @@ using namespace detail;
 void Engine::Impl::notify(const HostState& e) {
   if (!observer) return;
   observer->on_entity(EntityState{e.key, e.group, e.in_flight, e.queued, e.learned, e.paused_until,
-                                  e.hint_interval, e.hint_reset});
+                                  e.hint_interval, e.hint_reset, &e.observer_mark});
 }
 
 void Engine::Impl::notify(const Queue& q) {
   if (!observer) return;
   const Gate& g = *q.constraints.front().gate;
-  observer->on_queue(
-      QueueState{q.key, q.constraints.front().entity->key, g.in_flight, g.cap, q.waiting.size()});
+  observer->on_queue(QueueState{q.key, q.constraints.front().entity->key, g.in_flight, g.cap,
+                                q.waiting.size(), &q.observer_mark});
 }
 
 void Engine::Impl::notify_all(const Queue& q) {

@@ -15,8 +15,8 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/sequential_id_map.hpp"
-#include "core/waiting_line.hpp"
 #include "core/url.hpp"
+#include "core/waiting_line.hpp"
 
 namespace pacing::detail {
 
@@ -34,6 +34,8 @@ struct HostState {
   /// one copy of each host's name per engine, not two).
   std::string_view key;
   bool group = false;
+  /// The observer's mark for it (EntityState::mark): the observer's, though the state is const.
+  mutable std::uint32_t observer_mark = 0;
   Instant last_start = kLongAgo;
   Duration learned{0};
   Instant paused_until = kLongAgo;
@@ -112,8 +114,9 @@ struct Queue {
   Queue& operator=(const Queue&) = delete;
   QueueId id = 0;
   std::string key;
-  std::vector<Constraint> constraints;       ///< [0] is the host, then its groups
-  WaitingLine<OpenRequest*> waiting;  ///< by arrival order; a retry keeps its original place
+  mutable std::uint32_t observer_mark = 0;  ///< the observer's (QueueState::mark)
+  std::vector<Constraint> constraints;      ///< [0] is the host, then its groups
+  WaitingLine<OpenRequest*> waiting;        ///< by arrival order; a retry keeps its original place
   std::size_t members = 0;  ///< requests holding the queue (waiting, delayed, in flight)
   Placement placement = Placement::none;
   Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`

@@ -240,7 +240,7 @@ void Recorder::on_entity(const EntityState& e) {
       e.paused_until.time_since_epoch() > Duration::zero() ? t(e.paused_until) : 0.0;
   if (e.group) {
     if (!series_) return;
-    EntitySeries& g = series_of(groups_, e.key);
+    EntitySeries& g = series_of(groups_, e.key, e.mark);
     g.in_flight.set(now, static_cast<double>(e.in_flight));
     g.queued.set(now, static_cast<double>(e.queued));
     const double interval = to_seconds(e.interval);
@@ -248,9 +248,15 @@ void Recorder::on_entity(const EntityState& e) {
     if (g.paused_set.changes(paused)) g.paused_until.set(now, paused);
     return;
   }
-  const auto* host = find_by_address(host_by_address_, host_index_, e.key);
-  if (!host) return;
-  const std::uint32_t index = host->second;
+  std::uint32_t index;
+  if (e.mark && *e.mark) {
+    index = *e.mark - 1;
+  } else {
+    const auto* host = find_by_address(host_by_address_, host_index_, e.key);
+    if (!host) return;
+    index = host->second;
+    if (e.mark) *e.mark = index + 1;
+  }
   HostStats& h = hosts_[index];
   h.interval = to_seconds(e.interval);
   h.max_interval = std::max(h.max_interval, h.interval);
@@ -259,19 +265,29 @@ void Recorder::on_entity(const EntityState& e) {
   if (h.paused_set.changes(paused)) h.paused_series.set(now, paused);
 }
 
-Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key) {
+Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key,
+                                            std::uint32_t* mark) {
+  if (mark && *mark) return *map.by_mark[*mark - 1];
   auto* found = find_by_address(map.by_address, map.entries, key);
   if (!found) {
     found = &*map.entries.try_emplace(std::string(key), &series_budget_).first;
     map.by_address.put(key, found);
     series_budget_ = series_share();
   }
-  return found->second;
+  EntitySeries& series = found->second;
+  if (mark) {
+    if (series.mark == 0) {
+      map.by_mark.push_back(&series);
+      series.mark = static_cast<std::uint32_t>(map.by_mark.size());
+    }
+    *mark = series.mark;
+  }
+  return series;
 }
 
 void Recorder::on_queue(const QueueState& q) {
   if (!series_) return;
-  EntitySeries& s = series_of(queues_, q.key);
+  EntitySeries& s = series_of(queues_, q.key, q.mark);
   const double now = t(clock_.now());
   s.in_flight.set(now, static_cast<double>(q.in_flight));
   s.queued.set(now, static_cast<double>(q.queued));

@@ -165,6 +165,7 @@ class Recorder final : public EngineObserver {
           paused_until(false, budget) {}
     LastSet interval_set, paused_set;  // of interval and paused_until
     StepSeries in_flight, queued, interval, paused_until;
+    std::uint32_t mark = 0;  ///< its mark in the engines (0 until one asked)
   };
 
   /// What one client's strategy sends through.
@@ -238,8 +239,12 @@ class Recorder final : public EngineObserver {
   struct EntitySeriesMap {
     AddressCache<EntitySeriesByKey::value_type*> by_address;
     EntitySeriesByKey entries;
+    /// The entries by the mark the engines keep for them (mark - 1): a notification that carries
+    /// its mark finds its series without a lookup.
+    std::vector<EntitySeries*> by_mark;
   };
-  EntitySeries& series_of(EntitySeriesMap& map, std::string_view key);
+  /// The series of `key`, made at its first notification; `mark` as the notification carries it.
+  EntitySeries& series_of(EntitySeriesMap& map, std::string_view key, std::uint32_t* mark);
   /// The points each series of result.json gets: one budget shared by all of them. It shrinks
   /// as hosts, groups and queues appear, and the series record at it (StepSeries' budget).
   std::size_t series_share() const;

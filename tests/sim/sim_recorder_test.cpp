@@ -51,6 +51,50 @@ TEST(Recorder, ANameFoundAgainByItsAddressIsCheckedAgainstTheName) {
   EXPECT_EQ(result["queues"]["b.org"]["series"]["queued"], Json::parse("[[0.0, 5]]"));
 }
 
+TEST(Recorder, TwoEnginesMarkingTheSameNamesWriteWhatUnmarkedSnapshotsWould) {
+  // Two engines (two populations' observed clients) each keep the recorder's marks for their
+  // hosts, groups and queues; their snapshots of one name land on one record, as when no mark is
+  // kept (a strategy without marks) and the recorder looks every name up.
+  auto record = [](bool marked) {
+    Scheduler clock;
+    Recorder recorder(clock, nullptr, true);
+    recorder.host_index("a.org");
+    recorder.host_index("b.org");
+    std::uint32_t marks[2][5] = {};  // per engine: a.org, b.org, the group, two queues
+    const std::string names[2][5] = {{"a.org", "b.org", "*.org", "a.org", "b.org"},
+                                     {"a.org", "b.org", "*.org", "a.org", "b.org"}};
+    for (int step = 0; step < 12; ++step) {
+      clock.run_until(Instant{} + milliseconds(100 * step));
+      const int engine = step % 2, which = (step / 2) % 2;  // each engine tells of both hosts
+      const auto* name = names[engine];
+      auto* mark = marks[engine];
+      auto with = [&](int i) { return marked ? &mark[i] : nullptr; };
+      EntityState host = host_state(name[which], milliseconds(10 * step));
+      host.mark = with(which);
+      recorder.on_entity(host);
+      EntityState group = host_state(name[2], milliseconds(5 * step));
+      group.group = true;
+      group.in_flight = static_cast<std::size_t>(step % 3);
+      group.mark = with(2);
+      recorder.on_entity(group);
+      QueueState queue = queue_state(name[3 + which], static_cast<std::size_t>(step));
+      queue.mark = with(3 + which);
+      recorder.on_queue(queue);
+    }
+    if (marked) {
+      for (const auto& engine_marks : marks) {
+        for (std::uint32_t m : engine_marks) EXPECT_NE(m, 0u);
+      }
+    }
+    return recorder.result();
+  };
+  const Json marked = record(true), unmarked = record(false);
+  EXPECT_EQ(marked, unmarked);
+  EXPECT_EQ(marked["groups"].size(), 1u);
+  EXPECT_EQ(marked["queues"].size(), 2u);
+  EXPECT_EQ(marked["hosts"]["b.org"]["interval"], 0.11);
+}
+
 TEST(Recorder, AQueueNotifiedAtItsLevelStartsTheInstantThere) {
   // A notification repeating a queue's level at a new instant is not a no-op: a fall within
   // that instant then shows no peak below the level it started from. (Skipping such repeats, as
