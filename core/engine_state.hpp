@@ -114,12 +114,12 @@ struct Queue {
   Queue& operator=(const Queue&) = delete;
   QueueId id = 0;
   std::string key;
-  mutable std::uint32_t observer_mark = 0;  ///< the observer's (QueueState::mark)
-  std::vector<Constraint> constraints;      ///< [0] is the host, then its groups
-  WaitingLine<OpenRequest*> waiting;        ///< by arrival order; a retry keeps its original place
+  std::vector<Constraint> constraints;  ///< [0] is the host, then its groups
+  WaitingLine<OpenRequest*> waiting;    ///< by arrival order; a retry keeps its original place
   std::size_t members = 0;  ///< requests holding the queue (waiting, delayed, in flight)
   Placement placement = Placement::none;
-  Seq placed_seq = 0;  ///< the key used in `ready` or a gate's `parked`
+  mutable std::uint32_t observer_mark = 0;  ///< the observer's (QueueState::mark), in padding
+  Seq placed_seq = 0;                       ///< the key used in `ready` or a gate's `parked`
   Gate* parked_on = nullptr;
   Gate* woken_by = nullptr;        ///< the gate whose room woke it, to pass that room on if unused
   std::uint64_t version = 0;       ///< invalidates stale timed entries
