@@ -1,6 +1,7 @@
 #include "sim/recorder.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "core/retry_after.hpp"
@@ -251,6 +252,8 @@ void Recorder::on_entity(const EntityState& e) {
   std::uint32_t index;
   if (e.mark && *e.mark) {
     index = *e.mark - 1;
+    // Every run of a Debug build checks that a mark names the record it was given for.
+    assert(hosts_[index].name == e.key);
   } else {
     const auto* host = find_by_address(host_by_address_, host_index_, e.key);
     if (!host) return;
@@ -267,7 +270,11 @@ void Recorder::on_entity(const EntityState& e) {
 
 Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_view key,
                                             std::uint32_t* mark) {
-  if (mark && *mark) return *map.by_mark[*mark - 1];
+  if (mark && *mark) {
+    auto* marked = map.by_mark[*mark - 1];
+    assert(marked->first == key);  // a mark names the record it was given for
+    return marked->second;
+  }
   auto* found = find_by_address(map.by_address, map.entries, key);
   if (!found) {
     found = &*map.entries.try_emplace(std::string(key), &series_budget_).first;
@@ -277,7 +284,7 @@ Recorder::EntitySeries& Recorder::series_of(EntitySeriesMap& map, std::string_vi
   EntitySeries& series = found->second;
   if (mark) {
     if (series.mark == 0) {
-      map.by_mark.push_back(&series);
+      map.by_mark.push_back(found);
       series.mark = static_cast<std::uint32_t>(map.by_mark.size());
     }
     *mark = series.mark;

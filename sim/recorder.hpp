@@ -241,7 +241,7 @@ class Recorder final : public EngineObserver {
     EntitySeriesByKey entries;
     /// The entries by the mark the engines keep for them (mark - 1): a notification that carries
     /// its mark finds its series without a lookup.
-    std::vector<EntitySeries*> by_mark;
+    std::vector<EntitySeriesByKey::value_type*> by_mark;
   };
   /// The series of `key`, made at its first notification; `mark` as the notification carries it.
   EntitySeries& series_of(EntitySeriesMap& map, std::string_view key, std::uint32_t* mark);

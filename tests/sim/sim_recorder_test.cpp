@@ -95,6 +95,34 @@ TEST(Recorder, TwoEnginesMarkingTheSameNamesWriteWhatUnmarkedSnapshotsWould) {
   EXPECT_EQ(marked["hosts"]["b.org"]["interval"], 0.11);
 }
 
+TEST(Recorder, AMarkNamingAnotherRecordIsCaughtInDebugBuilds) {
+  // The recorder trusts a mark instead of the name; a Debug build (the sanitizer run of every
+  // scenario under every strategy) checks the name too, so a mark that went astray stops the run.
+  Scheduler clock;
+  Recorder recorder(clock, nullptr, true);
+  recorder.host_index("a.org");
+  recorder.host_index("b.org");
+  std::uint32_t mark_of_b = 2;  // b.org's index + 1
+  EntityState a = host_state("a.org", milliseconds(10));
+  a.mark = &mark_of_b;
+  EXPECT_DEBUG_DEATH(recorder.on_entity(a), "name");
+  // The same for a group's series: *.com carrying the mark given to *.org.
+  std::uint32_t marks[2] = {};
+  const char* groups[2] = {"*.org", "*.com"};
+  for (int i = 0; i < 2; ++i) {
+    EntityState g = host_state(groups[i], milliseconds(5));
+    g.group = true;
+    g.mark = &marks[i];
+    recorder.on_entity(g);
+  }
+  ASSERT_EQ(marks[0], 1u);
+  ASSERT_EQ(marks[1], 2u);
+  EntityState astray = host_state("*.com", milliseconds(5));
+  astray.group = true;
+  astray.mark = &marks[0];
+  EXPECT_DEBUG_DEATH(recorder.on_entity(astray), "key");
+}
+
 TEST(Recorder, AQueueNotifiedAtItsLevelStartsTheInstantThere) {
   // A notification repeating a queue's level at a new instant is not a no-op: a fall within
   // that instant then shows no peak below the level it started from. (Skipping such repeats, as
