@@ -51,17 +51,14 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
   }
   const std::string_view address =
       link.address_.empty() ? kDefaultClientAddress : std::string_view(link.address_);
-  ModelRequest request;
-  if (link.headers_.empty()) {
-    request = model_request(attempt.request_data->method, std::string(attempt.target),
-                            attempt.request_data->headers, address);
-  } else {  // a crowd's client: its identity goes with the request's own headers
-    Headers headers = attempt.request_data->headers;
-    headers.insert(headers.end(), link.headers_.begin(), link.headers_.end());
-    request =
-        model_request(attempt.request_data->method, std::string(attempt.target), headers, address);
-  }
-  const std::uint32_t slot = transit_.put({server.host.get(), id, std::move(request)});
+  // Written into a reused slot: its strings keep their storage from earlier attempts. A crowd's
+  // client's identity headers follow the request's own.
+  const std::uint32_t slot = transit_.acquire();
+  InTransit& t = transit_[slot];
+  t.host = server.host.get();
+  t.attempt_id = id;
+  fill_model_request(t.request, attempt.request_data->method, attempt.target,
+                     attempt.request_data->headers, link.headers_, address);
   clock_.schedule(now + open.one_way, [this, slot] { arrive(slot); });
 }
 
@@ -73,10 +70,14 @@ void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string er
 }
 
 void SimNetwork::arrive(std::uint32_t slot) {
-  InTransit t = transit_.take(slot);
+  InTransit& t = transit_[slot];
   const std::uint64_t id = t.attempt_id;
+  // The server reads the request in its slot (and moves it out only to keep it waiting). Nothing
+  // it does sends an attempt (answers are scheduled), so the slot stays put meanwhile; it is
+  // freed after, its storage kept for the next attempt.
   t.host->handle(std::move(t.request),
                  [this, id](Reply&& reply) { respond(id, std::move(reply)); });
+  transit_.release(slot);
 }
 
 void SimNetwork::respond(std::uint64_t id, Reply&& reply) {

@@ -27,7 +27,7 @@ ServerModel& ServerHost::model_for(const std::string& path) {
   return *model_;
 }
 
-void ServerHost::handle(ModelRequest request, Respond respond) {
+void ServerHost::handle(ModelRequest&& request, Respond&& respond) {
   if (capacity_.workers == 0 || busy_ < capacity_.workers) {
     if (capacity_.workers > 0) ++busy_;
     admitted(std::move(request), std::move(respond));
@@ -66,7 +66,7 @@ void ServerHost::release_worker() {
   admitted(std::move(next.request), std::move(next.respond));
 }
 
-void ServerHost::admitted(ModelRequest request, Respond respond) {
+void ServerHost::admitted(ModelRequest&& request, Respond&& respond) {
   ServerModel& model = model_for(request.path);
   request.id = ++next_id_;
   const std::uint64_t id = request.id;
@@ -100,7 +100,7 @@ void ServerHost::admit(ServerModel& model, std::vector<Admission> admissions) {
   }
 }
 
-void ServerHost::serve(ServerModel& model, std::uint64_t id, Reply reply, Respond respond) {
+void ServerHost::serve(ServerModel& model, std::uint64_t id, Reply&& reply, Respond&& respond) {
   if (reply.never) return;
   const Duration service = reply.service;
   const std::uint32_t slot = serving_.put({&model, id, std::move(reply), std::move(respond)});

@@ -50,8 +50,9 @@ class ServerHost {
   ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths,
              FaultSpec fault = {}, CapacitySpec capacity = {});
 
-  /// A request arrives now.
-  void handle(ModelRequest request, Respond respond);
+  /// A request arrives now. Taken by reference: it is moved from only when it has to wait for a
+  /// worker (the simulator's request stays in its reused slot otherwise).
+  void handle(ModelRequest&& request, Respond&& respond);
   /// Requests in service under the server-wide capacity, and waiting for it.
   std::size_t busy() const { return busy_; }
   /// Requests admitted or waiting, not answered yet.
@@ -60,10 +61,10 @@ class ServerHost {
  private:
   ServerModel& model_for(const std::string& path);
   /// Hands the request to its model (past the server-wide capacity, when there is one).
-  void admitted(ModelRequest request, Respond respond);
+  void admitted(ModelRequest&& request, Respond&& respond);
   /// A worker of the capacity is free: the longest waiter takes it.
   void release_worker();
-  void serve(ServerModel& model, std::uint64_t id, Reply reply, Respond respond);
+  void serve(ServerModel& model, std::uint64_t id, Reply&& reply, Respond&& respond);
   /// The reply held in `slot` goes out now.
   void send_reply(std::uint32_t slot);
   /// Serves waiting requests the model now admits.

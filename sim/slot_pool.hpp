@@ -30,6 +30,22 @@ class SlotPool {
     free_.push_back(slot);
     return value;
   }
+  /// A free slot for a value written in place: it holds what its last value left (strings and
+  /// vectors keep their storage, so filling it allocates nothing once the pool has warmed up).
+  /// Assign every field; hand it back with release().
+  std::uint32_t acquire() {
+    if (free_.empty()) {
+      slots_.emplace_back();
+      return static_cast<std::uint32_t>(slots_.size() - 1);
+    }
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  /// The value in `slot` (valid until the next put() or acquire(), which may grow the pool).
+  T& operator[](std::uint32_t slot) { return slots_[slot]; }
+  /// Frees `slot` (from acquire() or put()) and keeps its value's storage for the next acquire().
+  void release(std::uint32_t slot) { free_.push_back(slot); }
   /// Values parked now.
   std::size_t size() const { return slots_.size() - free_.size(); }
 

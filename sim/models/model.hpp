@@ -33,8 +33,13 @@ struct ModelRequest {
 /// Builds the request a model sees: client id from `X-Client-Id`, heavy work from `X-Heavy: 1`,
 /// the client's address from `X-Client-Address` (the lab's way to give a query an address of its
 /// own in both worlds), else `connection_address`. Shared by the simulator and the mock servers.
-ModelRequest model_request(std::string method, std::string target, const Headers& headers,
+ModelRequest model_request(std::string_view method, std::string_view target, const Headers& headers,
                            std::string_view connection_address);
+/// The same, written into `r` (whose strings keep their storage: the simulator reuses one per
+/// attempt in transit); `extra` headers follow `headers` (a crowd client's identity).
+void fill_model_request(ModelRequest& r, std::string_view method, std::string_view target,
+                        const Headers& headers, const Headers& extra,
+                        std::string_view connection_address);
 
 /// What the server answers, and how long the work takes before the headers go out.
 struct Reply {

@@ -34,7 +34,7 @@ class ServerHostTest : public ::testing::Test {
     r.path = path;
     r.client = "c";
     r.heavy = heavy;
-    host.handle(r, [this, who](const Reply& reply) {
+    host.handle(ModelRequest(r), [this, who](const Reply& reply) {
       answers.push_back({who, reply.status, to_seconds(clock.now())});
     });
   }
