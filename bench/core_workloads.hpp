@@ -30,8 +30,9 @@ class FixedDelayServer final : public pacing::Transport {
     ok_.response.status = 200;
   }
   void send(const pacing::Attempt&, SettledHandler on_settled) override {
-    clock_.schedule(clock_.now() + delay_,
-                    [this, on_settled = std::move(on_settled)] { on_settled(ok_); });
+    clock_.schedule(clock_.now() + delay_, [this, on_settled = std::move(on_settled)] {
+      on_settled(pacing::AttemptResult(ok_));
+    });
   }
 
  private:

@@ -73,7 +73,7 @@ void Engine::Impl::learn_and_release(Queue& q, OpenRequest& p, const Verdict& v,
 }
 
 Engine::Impl::DeferredCompletion Engine::Impl::conclude(OpenRequest& p, Queue& q,
-                                                        AttemptResult result, const Verdict& v,
+                                                        AttemptResult&& result, const Verdict& v,
                                                         Instant now, bool& retrying) {
   const RequestContext& ctx = *p.context;
   const int attempt = p.attempts;
@@ -111,7 +111,7 @@ Engine::Impl::DeferredCompletion Engine::Impl::conclude(OpenRequest& p, Queue& q
   return finish(p, Completion{kind, std::move(result), attempt, {}});
 }
 
-void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult result) {
+void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult&& result) {
   const RequestId* request = attempts.find(aid);
   if (!request) return;  // abandoned
   OpenRequest& p = *requests.find(*request);

@@ -248,10 +248,10 @@ struct Engine::Impl {
   /// Rules::learn_before_release asks for.
   void learn_and_release(Queue& q, OpenRequest& p, const Verdict& v, Instant now);
   /// Retries the request (sets `retrying`), or ends it: aborted, failed, given up or answered.
-  DeferredCompletion conclude(OpenRequest& p, Queue& q, AttemptResult result, const Verdict& v,
+  DeferredCompletion conclude(OpenRequest& p, Queue& q, AttemptResult&& result, const Verdict& v,
                               Instant now, bool& retrying);
   /// An attempt settled: read, learn, release, then retry or complete.
-  void on_settled(std::uint64_t aid, AttemptResult result);
+  void on_settled(std::uint64_t aid, AttemptResult&& result);
 
   void requeue(RequestId id);
 };

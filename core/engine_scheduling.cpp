@@ -317,7 +317,7 @@ void Engine::Impl::flush_outbox() {
     // Two words, which std::function keeps without allocating. `this` outlives the call: the
     // engine abandons every attempt it still waits for when it is destroyed, and a transport
     // never calls back an abandoned attempt.
-    transport.send(attempt, [this, aid](AttemptResult r) { on_settled(aid, std::move(r)); });
+    transport.send(attempt, [this, aid](AttemptResult&& r) { on_settled(aid, std::move(r)); });
     // The listener may abort this very request, which destroys `p` and its listener.
     if (auto listener = p.listener; listener && listener->sent) listener->sent(attempt.number);
   }

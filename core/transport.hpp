@@ -44,7 +44,9 @@ struct Attempt {
 /// a failure (timeout, network error, aborted).
 class Transport {
  public:
-  using SettledHandler = std::function<void(AttemptResult)>;
+  /// Given the result to keep (an rvalue: each layer a result passes through forwards it without
+  /// a copy or a move of its own).
+  using SettledHandler = std::function<void(AttemptResult&&)>;
   virtual ~Transport() = default;
 
   /// Starts sending `attempt`.

@@ -86,6 +86,7 @@ class SimNetwork {
   void abandon(std::uint64_t attempt_id);
   // Scheduled callbacks capture at most two words ({this, id}), which std::function keeps without
   // allocating: the state they need lives in `open_` and `transit_`.
+  /// By value: callers pass the result kept in the record this erases.
   void settle(std::uint64_t attempt_id, AttemptResult result);
   void arrive(std::uint32_t transit_slot);
   void respond(std::uint64_t attempt_id, Reply&& reply);

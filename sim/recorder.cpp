@@ -119,7 +119,7 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
   Attempt onward = attempt;
   onward.id = world_id;
   port.inner_.send(
-      onward, [this, world_id](AttemptResult result) { settled(world_id, std::move(result)); });
+      onward, [this, world_id](AttemptResult&& result) { settled(world_id, std::move(result)); });
 }
 
 std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t world_id) {
@@ -135,7 +135,7 @@ std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t world
   return a;
 }
 
-void Recorder::settled(std::uint64_t world_id, AttemptResult result) {
+void Recorder::settled(std::uint64_t world_id, AttemptResult&& result) {
   auto a = close_attempt(world_id);
   if (!a) return;  // abandoned: nobody waits for it
   {

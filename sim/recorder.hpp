@@ -199,7 +199,7 @@ class Recorder final : public EngineObserver {
   void trace_line(std::uint64_t tag, const RequestRecord& request, int number,
                   std::optional<SentAt> sent, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
-  void settled(std::uint64_t world_id, AttemptResult result);
+  void settled(std::uint64_t world_id, AttemptResult&& result);
   /// What a trace line needs of an attempt's request, from the attempt itself.
   static RequestRecord request_of(const OpenAttempt& a);
 
