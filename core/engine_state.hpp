@@ -194,7 +194,11 @@ class RequestTable {
     if (!slot) return;
     const std::uint32_t freed = *slot;
     index_.erase(id);
-    *slots_[freed] = OpenRequest{};
+    // Destroyed and made anew in place: assigning a fresh OpenRequest{} would build a temporary,
+    // move each member into the slot and destroy the temporary (twice the work, on every request).
+    OpenRequest* slot_value = slots_[freed].get();
+    std::destroy_at(slot_value);
+    std::construct_at(slot_value);
     free_.push_back(freed);
   }
   std::size_t size() const { return index_.size(); }

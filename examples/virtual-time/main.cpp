@@ -23,7 +23,7 @@ class OncePerSecondServer final : public pacing::Transport {
     if (r.response.status == 200) last_accepted_ = now;
     std::printf("%7.3f s  attempt %d of request %2llu -> %d\n", pacing::to_seconds(now), a.number,
                 static_cast<unsigned long long>(a.request), r.response.status);
-    clock_.schedule(now + 50ms, [on_settled, r] { on_settled(AttemptResult(r)); });
+    clock_.schedule(now + 50ms, [on_settled, r] { on_settled(pacing::AttemptResult(r)); });
   }
 
  private:
