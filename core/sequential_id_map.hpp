@@ -93,6 +93,11 @@ class SequentialIdMap {
     }
     hashed_.for_each(fn);
   }
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    const_cast<SequentialIdMap*>(this)->for_each(
+        [&](std::uint64_t id, const Value& value) { fn(id, value); });
+  }
 
   void clear() { *this = SequentialIdMap(); }
 

@@ -66,6 +66,32 @@ class Recorder final : public EngineObserver {
                        const std::string& path, std::uint32_t client = 0);
   /// The strategy completed the request.
   void completed(std::uint64_t tag, const Completion& c);
+  /// The workload's note on an open request: the id its strategy gave it. Kept in the recorder's
+  /// record of the request rather than in a table of the workload's own, so that each step of a
+  /// request reads one record by its tag, not two (a deep backlog makes each a cache miss).
+  void set_strategy_id(std::uint64_t tag, std::uint64_t id) {
+    if (RequestRecord* r = requests_.find(tag)) r->strategy_id = id;
+  }
+  /// A request issued and not completed yet.
+  struct OpenRequest {
+    std::uint64_t tag;
+    std::uint64_t strategy_id;  ///< as set_strategy_id() noted it
+    std::uint32_t client;
+    std::uint32_t query;
+  };
+  /// The open request `tag`, or nullopt once it completed.
+  std::optional<OpenRequest> open_request(std::uint64_t tag) const {
+    const RequestRecord* r = requests_.find(tag);
+    if (!r) return std::nullopt;
+    return OpenRequest{tag, r->strategy_id, r->client, r->query};
+  }
+  /// Calls `fn(const OpenRequest&)` for every open request, in no particular order.
+  template <typename Fn>
+  void for_each_open(Fn&& fn) const {
+    requests_.for_each([&](std::uint64_t tag, const RequestRecord& r) {
+      fn(OpenRequest{tag, r.strategy_id, r.client, r.query});
+    });
+  }
   /// Ends the run at `end`: attempts still open are traced as aborted.
   void finish(Instant end);
   /// The result document: summary, hosts, and (when recorded) the step series of hosts, groups
@@ -91,6 +117,7 @@ class Recorder final : public EngineObserver {
     const std::string* path;
     Instant arrived;
     int attempts = 0;
+    std::uint64_t strategy_id = 0;  ///< the workload's (set_strategy_id)
   };
   /// The value last set on a learned-state series (interval, pause), stamped with now, which
   /// never goes back. A notification carries a host's or group's whole state, and its learned

@@ -117,7 +117,7 @@ void Workload::issue_next(std::size_t c) {
     const Strategy::RequestId id = strategy.issue(
         std::move(request), query.context,
         [this, tag](Engine::RequestId, const Completion& done) { completed(tag, done); });
-    open_.try_emplace(tag, OpenRequest{id, cur.client, entry.query});
+    recorder_.set_strategy_id(tag, id);  // the recorder keeps what is open, by tag
     ++clients_[cur.client].open;
     ++cur.issued;
   } while (cur.issued < spec.count && spec.every == Duration::zero());
@@ -130,11 +130,11 @@ void Workload::issue_next(std::size_t c) {
 }
 
 void Workload::completed(std::uint64_t tag, const Completion& c) {
-  const std::uint32_t client = open_.find(tag)->client;
-  open_.erase(tag);
-  --clients_[client].open;
-  recorder_.completed(tag, c);
-  leave_if_done(client);
+  const std::optional<Recorder::OpenRequest> open = recorder_.open_request(tag);
+  recorder_.completed(tag, c);  // a second completion: the checker, its watcher, reports it
+  if (!open) return;
+  --clients_[open->client].open;
+  leave_if_done(open->client);
 }
 
 void Workload::cursor_done(Cursor& cursor) {
@@ -180,24 +180,25 @@ void Workload::run_event(const EventSpec& e) {
       if (scenario_.queries[q].name != *e.abort) continue;
       for (Cursor& cur : cursors_)
         if (entries_[cur.entry].query == q) cursor_done(cur);
-      abort_where([q](const OpenRequest& r) { return r.query == q; });
+      abort_where([q](const Recorder::OpenRequest& r) { return r.query == q; });
     }
   }
 }
 
 template <typename Selected>
 void Workload::abort_where(Selected selected) {
-  std::vector<std::uint64_t> tags;
-  open_.for_each([&](std::uint64_t tag, const OpenRequest& request) {
-    if (selected(request)) tags.push_back(tag);
+  std::vector<Recorder::OpenRequest> picked;
+  recorder_.for_each_open([&](const Recorder::OpenRequest& request) {
+    if (selected(request)) picked.push_back(request);
   });
-  std::sort(tags.begin(), tags.end());  // in the order they were issued
+  std::sort(picked.begin(), picked.end(), [](const auto& a, const auto& b) {
+    return a.tag < b.tag;  // in the order they were issued
+  });
   // One signal per client: its requests leave together, so none of them is sent.
   std::vector<std::vector<Strategy::RequestId>> by_client(clients_.size());
-  for (std::uint64_t tag : tags) {
-    const OpenRequest& r = *open_.find(tag);
-    checker_.aborting(tag, clock_.now());
-    by_client[r.client].push_back(r.id);
+  for (const Recorder::OpenRequest& r : picked) {
+    checker_.aborting(r.tag, clock_.now());
+    by_client[r.client].push_back(r.strategy_id);
   }
   for (std::size_t c = 0; c < clients_.size(); ++c) {
     if (!by_client[c].empty()) clients_[c].strategy->abort_all(by_client[c]);
@@ -212,7 +213,7 @@ bool Workload::finished() const {
 
 void Workload::abort_everything() {
   for (Cursor& cur : cursors_) cursor_done(cur);
-  abort_where([](const OpenRequest&) { return true; });
+  abort_where([](const Recorder::OpenRequest&) { return true; });
 }
 
 }  // namespace pacing::sim

@@ -76,12 +76,6 @@ class Workload {
       return w.identities_[client].start + w.entries_[entry].offset;
     }
   };
-  struct OpenRequest {
-    Strategy::RequestId id = 0;
-    std::uint32_t client = 0;
-    std::size_t query = 0;
-  };
-
   void issue_next(std::size_t cursor);
   void run_event(const EventSpec& event);
   /// Aborts the open requests `selected` picks, one signal per client, in the order issued.
@@ -106,7 +100,6 @@ class Workload {
   std::map<std::size_t, std::optional<EngineSettings>> checked_limits_;
   std::vector<Entry> entries_;
   std::vector<Cursor> cursors_;
-  SequentialIdMap<OpenRequest> open_;                  // by tag
   std::vector<SharedEngineSettings> shared_settings_;  ///< by population: its clients' one copy
   MemoryGuard memory_;
   bool clients_leave_ = true;
