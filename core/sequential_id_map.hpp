@@ -1,16 +1,18 @@
 #pragma once
 // A map from ids to values for ids handed out in increasing order and erased in any order (the
-// simulator's request tags, the engine's request and attempt ids). Entries live in pages of
-// consecutive ids, so that ids issued close in time sit close in memory: issuing a request touches
-// the page being filled (in cache) where a hash table sends each new id to a random, cold slot, and
-// nothing is rehashed as it grows. A page that has thinned out (stragglers: requests held long
-// among many that completed) moves what it still holds to a hash table and is freed, so memory
-// stays within a few times what is held, whatever the order of erasure; and while the map holds few
+// simulator's request tags, the engine's request and attempt ids). Values live in a pool of slots
+// that never move, and a freed slot is the next one taken (the slot a completion just freed is
+// still in cache when the next id takes it): the pool is as large as the most values held at once,
+// whatever the span of ids held. An id finds its slot through pages of 256 consecutive ids (4 bytes
+// an id): issuing an id writes into the page being filled, which is in cache, where a hash table
+// sends each new id to a random, cold slot. A page that has thinned out to a few stragglers
+// (requests held long among many that completed) moves their slot numbers, not the values, to a
+// hash table and is freed, so pages cost at most 64 bytes per id held; and while the map holds few
 // ids, new ones go to the hash table too (an engine of a crowd holds a request or two: a page would
-// be most of its memory). References to values are valid until the next insertion or erasure (keep
-// ids, not pointers).
+// be most of its memory). References to values are valid until the value is erased.
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,11 +28,8 @@ class SequentialIdMap {
  public:
   /// The value of `id`, or nullptr.
   Value* find(std::uint64_t id) {
-    if (Page* page = page_of(id)) {
-      std::optional<Value>& slot = page->slots[id & kMask];
-      return slot ? &*slot : nullptr;
-    }
-    return hashed_.empty() ? nullptr : hashed_.find(id);
+    const std::uint32_t slot = slot_of(id);
+    return slot == kNone ? nullptr : &*pool_.at(slot);
   }
   const Value* find(std::uint64_t id) const { return const_cast<SequentialIdMap*>(this)->find(id); }
   bool contains(std::uint64_t id) const { return find(id) != nullptr; }
@@ -40,36 +39,43 @@ class SequentialIdMap {
   std::pair<Value*, bool> try_emplace(std::uint64_t id, Args&&... args) {
     const std::uint64_t index = id >> kPageBits;
     Page* page = page_of(id);
-    if (!page) {
+    std::uint32_t* slot = nullptr;
+    if (page) {
+      slot = &page->slots[id & kMask];
+    } else {
       // Few held: hashed, and so are the ids of its page and below from now on.
-      if (index >= next_page_ && size_ < kThinnedOut) next_page_ = index + 1;
-      // A page freed before, one below the span, or few held: the id is hashed.
-      if (index < next_page_) {
-        auto [value, fresh] = hashed_.try_emplace(id, std::forward<Args>(args)...);
-        if (fresh) ++size_;
-        return {value, fresh};
+      if (index >= next_page_ && size_ < kFewHeld) next_page_ = index + 1;
+      if (index < next_page_) {  // a page freed before, one below the span, or few held
+        slot = hashed_.try_emplace(id, kNone).first;
+      } else {
+        page = &open_page(index);
+        slot = &page->slots[id & kMask];
       }
-      page = &open_page(index);
     }
-    std::optional<Value>& slot = page->slots[id & kMask];
-    if (slot) return {&*slot, false};
-    slot.emplace(std::forward<Args>(args)...);
-    ++page->held;
+    if (*slot != kNone) return {&*pool_.at(*slot), false};
+    *slot = pool_.take();
+    std::optional<Value>& value = pool_.at(*slot);
+    value.emplace(std::forward<Args>(args)...);
+    if (page) ++page->held;
     ++size_;
-    return {&*slot, true};
+    return {&*value, true};
   }
 
   /// Removes `id`; returns whether it was there.
   bool erase(std::uint64_t id) {
     Page* page = page_of(id);
     if (!page) {
-      if (hashed_.empty() || !hashed_.erase(id)) return false;
+      const std::uint32_t* slot = hashed_.empty() ? nullptr : hashed_.find(id);
+      if (!slot) return false;
+      pool_.give_back(*slot);
+      hashed_.erase(id);
       --size_;
       return true;
     }
-    std::optional<Value>& slot = page->slots[id & kMask];
-    if (!slot) return false;
-    slot.reset();
+    std::uint32_t& slot = page->slots[id & kMask];
+    if (slot == kNone) return false;
+    pool_.give_back(slot);
+    slot = kNone;
     --size_;
     --page->held;
     // The newest page is (or was last) being filled: it stays, however few it holds.
@@ -88,10 +94,11 @@ class SequentialIdMap {
       if (!pages_[p]) continue;
       const std::uint64_t base = (first_page_ + p) << kPageBits;
       for (std::uint64_t i = 0; i < kPageSize; ++i) {
-        if (auto& slot = pages_[p]->slots[i]) fn(base + i, *slot);
+        if (const std::uint32_t slot = pages_[p]->slots[i]; slot != kNone)
+          fn(base + i, *pool_.at(slot));
       }
     }
-    hashed_.for_each(fn);
+    hashed_.for_each([&](std::uint64_t id, std::uint32_t slot) { fn(id, *pool_.at(slot)); });
   }
   template <typename Fn>
   void for_each(Fn&& fn) const {
@@ -105,17 +112,62 @@ class SequentialIdMap {
   static constexpr unsigned kPageBits = 8;  // 256 ids per page
   static constexpr std::uint64_t kPageSize = std::uint64_t{1} << kPageBits;
   static constexpr std::uint64_t kMask = kPageSize - 1;
-  /// An erasure that leaves a page (not the newest) holding this few, a quarter of its slots,
-  /// moves them to `hashed_` and frees the page: pages stay about 4 times what they hold at
-  /// most. Measured on bench_sim's 1M requests
-  /// (2026-12-03): an eighth, 289 MiB peak and 2.9-3.0 s; a quarter, 254 MiB and 3.05-3.15 s; a
-  /// half, 254 MiB and 3.2-3.3 s (the hash table alone: 242 MiB, 3.8-3.9 s).
-  static constexpr std::size_t kThinnedOut = kPageSize / 4;
+  /// An erasure that leaves a page (not the newest) holding this few moves their slot numbers to
+  /// `hashed_` and frees the page: a page costs at most 1 KiB / 16 = 64 bytes per id it holds.
+  /// Measured on bench_sim's 1M requests (2026-12-05): when pages held the values themselves and
+  /// moved them out at a quarter (64 of 256, to bound memory at 4 times what was held), the
+  /// overloaded hosts' backlog left every page at exactly a quarter: a quarter of all requests
+  /// were moved, and the recorder's, the checker's and the engine's hash tables grew to 220,000
+  /// entries each (6.7% of the run's time in those moves, per perf).
+  static constexpr std::size_t kThinnedOut = kPageSize / 16;
+  /// While the map holds fewer than this, new ids are hashed (no page).
+  static constexpr std::size_t kFewHeld = kPageSize / 4;
+  /// A page's or hash entry's "no slot"; slots are numbered from 1.
+  static constexpr std::uint32_t kNone = 0;
+
+  /// Values in slots numbered 1, 2, ...: chunk c holds slots [2^c, 2^(c+1)), so that the pool
+  /// grows by doubling without moving a value, and a map holding one value has one slot.
+  class Pool {
+   public:
+    std::optional<Value>& at(std::uint32_t slot) {
+      const int chunk = std::bit_width(slot) - 1;
+      return chunks_[static_cast<std::size_t>(chunk)][slot - (std::uint32_t{1} << chunk)];
+    }
+    /// A free slot (empty), the last one given back first.
+    std::uint32_t take() {
+      if (!free_.empty()) {
+        const std::uint32_t slot = free_.back();
+        free_.pop_back();
+        return slot;
+      }
+      const std::uint32_t slot = ++used_;
+      if (std::has_single_bit(slot))
+        chunks_.push_back(std::make_unique<std::optional<Value>[]>(slot));
+      return slot;
+    }
+    /// Destroys the value in `slot` and frees the slot.
+    void give_back(std::uint32_t slot) {
+      at(slot).reset();
+      free_.push_back(slot);
+    }
+
+   private:
+    std::vector<std::unique_ptr<std::optional<Value>[]>> chunks_;
+    std::vector<std::uint32_t> free_;
+    std::uint32_t used_ = 0;  // slots 1..used_ have been handed out
+  };
 
   struct Page {
-    std::array<std::optional<Value>, kPageSize> slots{};
+    std::array<std::uint32_t, kPageSize> slots{};
     std::size_t held = 0;
   };
+
+  std::uint32_t slot_of(std::uint64_t id) const {
+    if (const Page* page = page_of(id)) return page->slots[id & kMask];
+    if (hashed_.empty()) return kNone;
+    const std::uint32_t* slot = hashed_.find(id);
+    return slot ? *slot : kNone;
+  }
 
   Page* page_of(std::uint64_t id) const {
     const std::uint64_t index = id >> kPageBits;
@@ -132,14 +184,14 @@ class SequentialIdMap {
     return *pages_.back();
   }
 
-  /// Frees page `index` (not the newest), its entries moved to `hashed_`. One freed page is
-  /// kept for the next new one: pages are freed and needed at the rate ids are.
+  /// Frees page `index` (not the newest), its stragglers' slots moved to `hashed_`. One freed
+  /// page is kept for the next new one: pages are freed and needed at the rate ids are.
   void retire(std::uint64_t index) {
     std::unique_ptr<Page>& page = pages_[index - first_page_];
     for (std::uint64_t i = 0; i < kPageSize && page->held > 0; ++i) {
-      if (std::optional<Value>& slot = page->slots[i]) {
-        hashed_.try_emplace((index << kPageBits) + i, std::move(*slot));
-        slot.reset();
+      if (std::uint32_t& slot = page->slots[i]; slot != kNone) {
+        hashed_.try_emplace((index << kPageBits) + i, slot);
+        slot = kNone;
         --page->held;
       }
     }
@@ -154,6 +206,7 @@ class SequentialIdMap {
     }
   }
 
+  Pool pool_;
   // Pages first_page_, first_page_ + 1, ..., null when freed; the last one is never freed.
   std::vector<std::unique_ptr<Page>> pages_;
   std::size_t leading_freed_ = 0;  ///< the freed pages at the front of `pages_`
@@ -162,7 +215,7 @@ class SequentialIdMap {
   /// get a page.
   std::uint64_t next_page_ = 0;
   std::unique_ptr<Page> spare_;
-  IdMap<Value> hashed_;  ///< entries of pages freed while they still held some, or of few held
+  IdMap<std::uint32_t> hashed_;  ///< slots of ids of freed pages, or of few held
   std::size_t size_ = 0;
 };
 
