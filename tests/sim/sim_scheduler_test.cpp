@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,6 +166,45 @@ TEST(Scheduler, BatchesKeepTheOrderOfEventsScheduledOneByOne) {
       return log;
     };
     ASSERT_EQ(run(true), run(false)) << "seed " << seed;
+  }
+}
+
+// The heap against the plainest queue there is: a sorted set of (instant, sequence). Thousands of
+// events pending, ties, events scheduled from events and cancellations reach every shape of node
+// (full, partial, leaf) of the heap.
+TEST(Scheduler, ManyEventsRunInTheOrderOfASortedReferenceQueue) {
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    Scheduler s;
+    std::mt19937 rng(seed);
+    std::set<std::pair<Instant, std::uint64_t>> expected;  // pending, in the order they must run
+    std::vector<std::pair<Clock::TimerId, std::pair<Instant, std::uint64_t>>> cancellable;
+    std::uint64_t seq = 0, ran = 0;
+    bool in_order = true;
+    std::function<void(std::pair<Instant, std::uint64_t>)> event;
+    auto add = [&](Instant at) {
+      const std::pair<Instant, std::uint64_t> key{std::max(at, s.now()), seq++};
+      expected.insert(key);
+      const auto id = s.schedule(at, [&event, key] { event(key); });
+      if (rng() % 8 == 0) cancellable.emplace_back(id, key);
+    };
+    auto later = [&] { return s.now() + std::chrono::microseconds(rng() % 4 * (rng() % 1000)); };
+    event = [&](std::pair<Instant, std::uint64_t> key) {
+      in_order = in_order && !expected.empty() && *expected.begin() == key;
+      expected.erase(key);
+      ++ran;
+      const auto children = ran < 20000 ? rng() % 3 : 0;
+      for (std::uint32_t i = 0; i < children; ++i) add(later());
+      if (!cancellable.empty() && rng() % 4 == 0) {
+        const auto victim = cancellable[rng() % cancellable.size()];
+        s.cancel(victim.first);  // a no-op when it already ran
+        expected.erase(victim.second);
+      }
+    };
+    for (int i = 0; i < 3000; ++i) add(Instant{std::chrono::microseconds(rng() % 5000)});
+    s.run();
+    ASSERT_TRUE(in_order) << "seed " << seed;
+    ASSERT_TRUE(expected.empty()) << "seed " << seed;
+    ASSERT_EQ(s.executed(), ran) << "seed " << seed;
   }
 }
 
