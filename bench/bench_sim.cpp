@@ -59,6 +59,13 @@ double peak_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+/// Page faults (minor: first touches of memory) of the process so far.
+std::uint64_t page_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_minflt);
+}
+
 /// The same number of events through a plain heap of (time, sequence): the floor any event-driven
 /// simulator pays.
 double bare_loop(std::uint64_t events) {
@@ -92,6 +99,7 @@ struct SimFigures {
   std::uint64_t requests = 0;
   double seconds = 0;
   double allocations_per_request = 0;
+  std::uint64_t page_faults = 0;
   bool invariants_held = false;
   pacing::sim::Json summary;
 };
@@ -100,11 +108,13 @@ SimFigures run(const pacing::sim::Scenario& scenario, bool series, std::string* 
   pacing::sim::RunOptions options;
   options.series = series;
   const std::uint64_t allocated_before = allocations.load();
+  const std::uint64_t faults_before = page_faults();
   const auto start = std::chrono::steady_clock::now();
   pacing::sim::RunOutcome out = pacing::sim::run_scenario(scenario, options);
   if (result_json) *result_json = out.result.dump() + "\n";  // as `run --out` writes it
   SimFigures f;
   f.seconds = seconds_since(start);
+  f.page_faults = page_faults() - faults_before;
   f.events = out.events;
   f.summary = out.result["summary"];
   f.requests = f.summary["requests"].get<std::uint64_t>();
@@ -156,13 +166,15 @@ int main(int argc, char** argv) {
         "\"out_seconds\":%.3f,\"out_peak_rss_mib\":%.1f,\"result_json_bytes\":%zu,"
         "\"allocations_per_request\":%.2f,\"allocations_per_request_out\":%.2f,"
         "\"core_one_host_ns\":%.1f,\"core_many_hosts_ns\":%.1f,\"core_ratio\":%.2f,"
-        "\"refusals\":%llu,\"retries\":%llu,\"invariants_held\":%s}\n",
+        "\"refusals\":%llu,\"retries\":%llu,\"invariants_held\":%s,"
+        "\"run_page_faults\":%llu,\"out_page_faults\":%llu}\n",
         static_cast<unsigned long long>(plain.events), plain.seconds, bare_seconds,
         plain.seconds / bare_seconds, static_cast<unsigned long long>(plain.requests),
         plain.seconds, plain_rss, with_series.seconds, series_rss, result_bytes,
         plain.allocations_per_request, with_series.allocations_per_request, core.one_host_ns,
         core.many_hosts_ns, core.many_hosts_ns / core.one_host_ns, refusals, retries,
-        held ? "true" : "false");
+        held ? "true" : "false", static_cast<unsigned long long>(plain.page_faults),
+        static_cast<unsigned long long>(with_series.page_faults));
     return 0;
   }
   std::printf(
@@ -180,6 +192,8 @@ int main(int argc, char** argv) {
   std::printf("%-52s %10.0f MiB %10s\n", "   peak memory", series_rss, "<= 400 MiB");
   std::printf("%-52s %11.1f MB %10s\n", "   result.json", static_cast<double>(result_bytes) / 1e6,
               "<= 10 MB");
+  std::printf("%-52s %14llu %10s\n", "   page faults (first touches of memory)",
+              static_cast<unsigned long long>(plain.page_faults), "");
   std::printf("%-52s %14.1f %10s\n", "4. allocations per request (no series)",
               plain.allocations_per_request, "<= 2");
   std::printf("%-52s %14.1f %10s\n", "   allocations per request (with series)",

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/huge_page_allocator.hpp"
+
 namespace pacing {
 
 template <typename Value>
@@ -103,10 +105,10 @@ class IdMap {
   std::size_t next(std::size_t i) const { return (i + 1) & (slots_.size() - 1); }
 
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
+    Slots old = std::move(slots_);
     // Four slots to start with: a crowd has an engine per client, most holding a request or two.
     const std::size_t capacity = old.empty() ? 4 : old.size() * 2;
-    slots_ = std::vector<Slot>(capacity);
+    slots_ = Slots(capacity);
     shift_ = 64;
     for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;
     size_ = 0;
@@ -115,7 +117,8 @@ class IdMap {
     }
   }
 
-  std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
+  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;  // probed at random when big
+  Slots slots_;  // a power of two in size, at most three quarters full
   std::size_t size_ = 0;
   int shift_ = 64;
 };

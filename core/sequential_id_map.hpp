@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/huge_page_allocator.hpp"
 #include "core/id_map.hpp"
 
 namespace pacing {
@@ -141,8 +142,7 @@ class SequentialIdMap {
         return slot;
       }
       const std::uint32_t slot = ++used_;
-      if (std::has_single_bit(slot))
-        chunks_.push_back(std::make_unique<std::optional<Value>[]>(slot));
+      if (std::has_single_bit(slot)) chunks_.emplace_back(slot);
       return slot;
     }
     /// Destroys the value in `slot` and frees the slot.
@@ -152,7 +152,9 @@ class SequentialIdMap {
     }
 
    private:
-    std::vector<std::unique_ptr<std::optional<Value>[]>> chunks_;
+    // Chunk k holds 2^k slots, made when the first of them is taken; a chunk's slots never move.
+    using Chunk = std::vector<std::optional<Value>, HugePageAllocator<std::optional<Value>>>;
+    std::vector<Chunk> chunks_;
     std::vector<std::uint32_t> free_;
     std::uint32_t used_ = 0;  // slots 1..used_ have been handed out
   };

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/huge_page_allocator.hpp"
+
 namespace pacing::sim {
 
 class Latencies {
@@ -25,8 +27,9 @@ class Latencies {
   static std::int64_t lower_bound_of(std::size_t bucket);
   void to_buckets();
 
-  mutable std::vector<std::int64_t> values_;  // exact mode (nth_element reorders it)
-  std::vector<std::uint64_t> buckets_;        // bucketed mode
+  // Exact mode (nth_element reorders it): up to 64 MB, on huge pages when big.
+  mutable std::vector<std::int64_t, HugePageAllocator<std::int64_t>> values_;
+  std::vector<std::uint64_t> buckets_;  // bucketed mode
   std::uint64_t count_ = 0;
 };
 
