@@ -142,7 +142,10 @@ class SequentialIdMap {
         return slot;
       }
       const std::uint32_t slot = ++used_;
-      if (std::has_single_bit(slot)) chunks_.emplace_back(slot);
+      if (std::has_single_bit(slot)) chunks_.emplace_back().reserve(slot);
+      // Made as they are first taken, not with their chunk: a chunk's memory is touched (and paid
+      // for) only as far as the pool has grown into it.
+      chunks_.back().emplace_back();
       return slot;
     }
     /// Destroys the value in `slot` and frees the slot.
@@ -152,7 +155,7 @@ class SequentialIdMap {
     }
 
    private:
-    // Chunk k holds 2^k slots, made when the first of them is taken; a chunk's slots never move.
+    // Chunk k holds up to 2^k slots, reserved when the first of them is taken: they never move.
     using Chunk = std::vector<std::optional<Value>, HugePageAllocator<std::optional<Value>>>;
     std::vector<Chunk> chunks_;
     std::vector<std::uint32_t> free_;
