@@ -62,10 +62,11 @@ void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::s
 }
 
 void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at) {
+  static_assert(sizeof(std::optional<Tracked>) <= 64, "a request's record in one cache line");
   auto [slot, fresh_tag] = requests_.try_emplace(tag);
   if (!fresh_tag) violation("request " + std::to_string(tag + 1) + " issued twice");
   Tracked& r = *slot;
-  r.query = route.query;
+  r.query = static_cast<std::uint32_t>(route.query);
   r.arrived = at;
   r.host = route.host;
   r.limits = route.limits;
@@ -101,7 +102,7 @@ void InvariantChecker::resolve_limits(const EngineSettings& engine, SettingsChec
 }
 
 void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
-  if (Tracked* r = requests_.find(tag); r && !r->aborted) r->aborted = at;
+  if (Tracked* r = requests_.find(tag); r && r->aborted == Tracked::kNever) r->aborted = at;
 }
 
 void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
@@ -118,10 +119,10 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
   if (at < r.arrived)
     violation(request() + " started at " + at_text(at) + ", before it arrived at " +
               at_text(r.arrived));
-  if (r.aborted)
+  if (r.aborted != Tracked::kNever)
     violation(request() + " started at " + at_text(at) + " after its abort at " +
-              at_text(*r.aborted));
-  if (r.sent)
+              at_text(r.aborted));
+  if (r.sent != Tracked::kNever)
     violation(request() + " started a second attempt at " + at_text(at) + " while one was open");
   r.sent = at;
   HostCount& h = *r.host;
@@ -155,16 +156,16 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
 void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, Instant at,
                                bool refusal, std::optional<Duration> retry_after) {
   Tracked* found = requests_.find(tag);
-  if (!found || !found->sent) {
+  if (!found || found->sent == Tracked::kNever) {
     violation("request " + std::to_string(tag + 1) + " settled an attempt that never started");
     return;
   }
   Tracked& r = *found;
-  if (at < *r.sent) {
+  if (at < r.sent) {
     violation("request " + std::to_string(tag + 1) + " settled at " + at_text(at) +
-              ", before its attempt started at " + at_text(*r.sent));
+              ", before its attempt started at " + at_text(r.sent));
   }
-  r.sent.reset();
+  r.sent = Tracked::kNever;
   --r.host->in_flight;
   if (r.completed) {
     // Its request completed first (an abandoned attempt): nothing more of it is checked.
@@ -219,7 +220,7 @@ void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
     violation("request " + std::to_string(tag + 1) + " completed twice (or was never issued)");
     return;
   }
-  if (found->sent) {
+  if (found->sent != Tracked::kNever) {
     found->completed = true;  // forgotten once its open attempt settles
   } else {
     requests_.erase(tag);

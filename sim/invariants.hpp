@@ -106,15 +106,18 @@ class InvariantChecker final : public RunWatcher {
     std::int64_t peak = 0;
   };
   /// One request as the checker follows it.
+  /// 56 bytes, so that a pool's slot of one (with its flag) is a cache line: a request's record
+  /// is read cold at each start and settle, long after it was issued.
   struct Tracked {
+    static constexpr Instant kNever = Instant::min();
     const Limits* limits = nullptr;
     ClientChecks* client = nullptr;
-    std::size_t query = 0;
     HostCount* host = nullptr;
     Instant arrived{};
-    std::optional<Instant> sent;     ///< the open attempt's start
-    std::optional<Instant> aborted;  ///< when the workload aborted it
-    bool completed = false;          ///< completed while an attempt was still open
+    Instant sent = kNever;     ///< the open attempt's start
+    Instant aborted = kNever;  ///< when the workload aborted it
+    std::uint32_t query = 0;   ///< an index into the scenario's queries (a file holds < 2^32)
+    bool completed = false;    ///< completed while an attempt was still open
   };
   void violation(std::string what);
   void check_result(const Json& result, std::uint64_t carried);

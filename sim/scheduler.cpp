@@ -47,15 +47,18 @@ Scheduler::Entry Scheduler::next_entry(Instant at, std::uint32_t slot) {
 }
 
 void Scheduler::heap_push(Entry e) {
-  std::size_t i = heap_.size();
   heap_.push_back(e);
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 4;
+  rise(heap_.size() - 1, e);
+}
+
+void Scheduler::rise(std::size_t hole, Entry e) {
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 4;
     if (!Later{}(heap_[parent], e)) break;
-    heap_[i] = heap_[parent];
-    i = parent;
+    heap_[hole] = heap_[parent];
+    hole = parent;
   }
-  heap_[i] = e;
+  heap_[hole] = e;
 }
 
 Scheduler::Entry Scheduler::heap_pop() {
@@ -85,13 +88,7 @@ Scheduler::Entry Scheduler::heap_pop() {
     heap_[i] = heap_[best];
     i = best;
   }
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 4;
-    if (!Later{}(heap_[parent], last)) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = last;
+  rise(i, last);
   return top;
 }
 

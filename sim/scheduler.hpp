@@ -93,6 +93,8 @@ class Scheduler final : public Clock {
   /// of a big run, a chain of dependent loads, each level one cache line.
   void heap_push(Entry e);
   Entry heap_pop();
+  /// Puts `e` in the heap's `hole`, or higher where it is earlier than the parents above it.
+  void rise(std::size_t hole, Entry e);
 
   std::chrono::system_clock::time_point epoch_;
   Instant now_{};
