@@ -8,13 +8,24 @@
 //   4. allocations per request in (2);
 //   5. the core alone: 10,000 hosts with 100,000 requests queued against one host (bench_core).
 //
-//   bench_sim            a readable table
-//   bench_sim --json     {"events":…,"sim_seconds":…,"bare_seconds":…, …} (keys only ever added)
-//   bench_sim --write F  writes the scenario to F (for `pacing-lab run F`)
-//   bench_sim --small    100 hosts x 200 requests, (1) only (for instruction counts, callgrind)
+//   bench_sim [--repeat N]          a readable table
+//   bench_sim --json [--repeat N]   {"events":…,"sim_seconds":…,"bare_seconds":…, …} (keys only
+//                                   ever added)
+//   bench_sim --write F             writes the scenario to F (for `pacing-lab run F`)
+//   bench_sim --small               100 hosts x 200 requests, (1) only (instruction counts,
+//                                   callgrind)
+//
+// Figures 1-4 are measured N times (3 unless --repeat), each time in a process of its own forked
+// before any run, so that every repetition starts as `pacing-lab run` does (no heap or page left
+// warm by the one before): the seconds are the best of the N and the range is printed beside them
+// (the spread is the host's noise, not the simulator's: a run is deterministic, and the counts of
+// every repetition are checked to agree).
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +33,10 @@
 #include <cstring>
 #include <fstream>
 #include <new>
+#include <optional>
 #include <queue>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bench/big_scenario.hpp"
@@ -66,6 +79,16 @@ std::uint64_t page_faults() {
   return static_cast<std::uint64_t>(usage.ru_minflt);
 }
 
+/// CPU seconds (user and system) the process has used so far.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 /// The same number of events through a plain heap of (time, sequence): the floor any event-driven
 /// simulator pays.
 double bare_loop(std::uint64_t events) {
@@ -98,6 +121,7 @@ struct SimFigures {
   std::uint64_t events = 0;
   std::uint64_t requests = 0;
   double seconds = 0;
+  double cpu_seconds = 0;
   double allocations_per_request = 0;
   std::uint64_t page_faults = 0;
   bool invariants_held = false;
@@ -109,11 +133,13 @@ SimFigures run(const pacing::sim::Scenario& scenario, bool series, std::string* 
   options.series = series;
   const std::uint64_t allocated_before = allocations.load();
   const std::uint64_t faults_before = page_faults();
+  const double cpu_before = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   pacing::sim::RunOutcome out = pacing::sim::run_scenario(scenario, options);
   if (result_json) *result_json = out.result.dump() + "\n";  // as `run --out` writes it
   SimFigures f;
   f.seconds = seconds_since(start);
+  f.cpu_seconds = cpu_seconds() - cpu_before;
   f.page_faults = page_faults() - faults_before;
   f.events = out.events;
   f.summary = out.result["summary"];
@@ -124,11 +150,159 @@ SimFigures run(const pacing::sim::Scenario& scenario, bool series, std::string* 
   return f;
 }
 
+/// Figures 1-4 as one repetition measured them.
+struct Repetition {
+  SimFigures plain;        ///< (2) and (4)
+  SimFigures with_series;  ///< (3)
+  double bare_seconds = 0;
+  double plain_rss = 0;   ///< MiB, after (2)
+  double series_rss = 0;  ///< MiB, after (3)
+  std::size_t result_bytes = 0;
+
+  pacing::sim::Json to_json() const {
+    const auto figures = [](const SimFigures& f) {
+      return pacing::sim::Json{{"events", f.events},
+                               {"requests", f.requests},
+                               {"seconds", f.seconds},
+                               {"cpu_seconds", f.cpu_seconds},
+                               {"allocations_per_request", f.allocations_per_request},
+                               {"page_faults", f.page_faults},
+                               {"invariants_held", f.invariants_held},
+                               {"summary", f.summary}};
+    };
+    return {{"plain", figures(plain)},      {"with_series", figures(with_series)},
+            {"bare_seconds", bare_seconds}, {"plain_rss", plain_rss},
+            {"series_rss", series_rss},     {"result_bytes", result_bytes}};
+  }
+  static Repetition from_json(const pacing::sim::Json& j) {
+    const auto figures = [](const pacing::sim::Json& f) {
+      SimFigures out;
+      out.events = f.at("events").get<std::uint64_t>();
+      out.requests = f.at("requests").get<std::uint64_t>();
+      out.seconds = f.at("seconds").get<double>();
+      out.cpu_seconds = f.at("cpu_seconds").get<double>();
+      out.allocations_per_request = f.at("allocations_per_request").get<double>();
+      out.page_faults = f.at("page_faults").get<std::uint64_t>();
+      out.invariants_held = f.at("invariants_held").get<bool>();
+      out.summary = f.at("summary");
+      return out;
+    };
+    Repetition r;
+    r.plain = figures(j.at("plain"));
+    r.with_series = figures(j.at("with_series"));
+    r.bare_seconds = j.at("bare_seconds").get<double>();
+    r.plain_rss = j.at("plain_rss").get<double>();
+    r.series_rss = j.at("series_rss").get<double>();
+    r.result_bytes = j.at("result_bytes").get<std::size_t>();
+    return r;
+  }
+};
+
+/// Measures figures 1-4 once, in this process.
+Repetition measure_once(const pacing::sim::Scenario& scenario) {
+  Repetition r;
+  // (2) and (4): as `pacing-lab run` without --out (no series).
+  r.plain = run(scenario, false, nullptr);
+  r.plain_rss = peak_rss_mib();
+  // (1): the bare loop over the same number of events.
+  r.bare_seconds = bare_loop(r.plain.events);
+  // (3): with the series, and result.json as `run --out` writes it.
+  std::string result_json;
+  r.with_series = run(scenario, true, &result_json);
+  r.series_rss = peak_rss_mib();
+  r.result_bytes = result_json.size();
+  return r;
+}
+
+/// Measures figures 1-4 in a child process of its own (see the top of this file), which hands
+/// them back through a pipe; nullopt (with the reason on stderr) when the child failed.
+std::optional<Repetition> measure_in_child(const pacing::sim::Scenario& scenario) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    std::perror("bench_sim: pipe");
+    return std::nullopt;
+  }
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::perror("bench_sim: fork");
+    return std::nullopt;
+  }
+  if (child == 0) {
+    close(fds[0]);
+    int status = 0;
+    try {
+      const std::string text = measure_once(scenario).to_json().dump();
+      for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+        if (n <= 0) {
+          status = 1;
+          break;
+        }
+        done += static_cast<std::size_t>(n);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_sim: %s\n", e.what());
+      status = 1;
+    }
+    _exit(status);  // no destructors: the parent owns what was made before the fork
+  }
+  close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "bench_sim: a repetition failed (status %d)\n", status);
+    return std::nullopt;
+  }
+  return Repetition::from_json(pacing::sim::Json::parse(text));
+}
+
+/// The best (least) and worst of one figure over the repetitions.
+struct Range {
+  double best = 0;
+  double worst = 0;
+};
+
+template <typename Figure>
+Range range_of(const std::vector<Repetition>& reps, Figure figure) {
+  Range r{figure(reps.front()), figure(reps.front())};
+  for (const Repetition& rep : reps) {
+    r.best = std::min(r.best, figure(rep));
+    r.worst = std::max(r.worst, figure(rep));
+  }
+  return r;
+}
+
+/// What must be the same in every repetition (a run is deterministic); empty when it is.
+std::string disagreement(const std::vector<Repetition>& reps) {
+  for (const Repetition& r : reps) {
+    const Repetition& first = reps.front();
+    if (r.plain.events != first.plain.events || r.plain.summary != first.plain.summary ||
+        r.with_series.summary != first.with_series.summary ||
+        r.result_bytes != first.result_bytes) {
+      return "repetitions disagree on events, summary or result.json bytes: not deterministic";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
   const bool small = argc > 1 && std::strcmp(argv[1], "--small") == 0;
+  int repeat = 3;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::atoi(argv[i + 1]);
+  }
+  if (repeat < 1 || repeat > 100) {
+    std::fprintf(stderr, "bench_sim: --repeat takes 1 to 100\n");
+    return 2;
+  }
   pacing::sim::Json doc =
       small ? pacing::bench::big_scenario(100, 200) : pacing::bench::big_scenario();
   if (argc > 2 && std::strcmp(argv[1], "--write") == 0) {
@@ -137,27 +311,45 @@ int main(int argc, char** argv) {
   }
   const pacing::sim::Scenario scenario = pacing::sim::parse_scenario(doc, "bench-1m.json");
 
-  // (2) and (4): as `pacing-lab run` without --out (no series).
-  const SimFigures plain = run(scenario, false, nullptr);
-  const double plain_rss = peak_rss_mib();
-  // (1): the bare loop over the same number of events.
-  const double bare_seconds = bare_loop(plain.events);
   if (small) {
+    const SimFigures plain = run(scenario, false, nullptr);
+    const double bare_seconds = bare_loop(plain.events);
     std::printf("%llu events: simulator %.3f s, bare heap loop %.3f s\n",
                 static_cast<unsigned long long>(plain.events), plain.seconds, bare_seconds);
     return 0;
   }
-  // (3): with the series, and result.json as `run --out` writes it.
-  std::string result_json;
-  const SimFigures with_series = run(scenario, true, &result_json);
-  const double series_rss = peak_rss_mib();
-  const std::size_t result_bytes = result_json.size();
-  result_json = {};
+  std::vector<Repetition> reps;
+  for (int i = 0; i < repeat; ++i) {
+    std::optional<Repetition> r = measure_in_child(scenario);
+    if (!r) return 1;
+    reps.push_back(std::move(*r));
+  }
+  if (const std::string wrong = disagreement(reps); !wrong.empty()) {
+    std::fprintf(stderr, "bench_sim: %s\n", wrong.c_str());
+    return 1;
+  }
+  const Repetition& first = reps.front();
+  const Range sim = range_of(reps, [](const Repetition& r) { return r.plain.seconds; });
+  const Range bare = range_of(reps, [](const Repetition& r) { return r.bare_seconds; });
+  const Range ratio =
+      range_of(reps, [](const Repetition& r) { return r.plain.seconds / r.bare_seconds; });
+  const Range out = range_of(reps, [](const Repetition& r) { return r.with_series.seconds; });
+  const Range run_cpu = range_of(reps, [](const Repetition& r) { return r.plain.cpu_seconds; });
+  const Range out_cpu =
+      range_of(reps, [](const Repetition& r) { return r.with_series.cpu_seconds; });
+  const double plain_rss = range_of(reps, [](const Repetition& r) { return r.plain_rss; }).worst;
+  const double series_rss = range_of(reps, [](const Repetition& r) { return r.series_rss; }).worst;
+  const auto run_faults = static_cast<unsigned long long>(
+      range_of(reps, [](const Repetition& r) { return double(r.plain.page_faults); }).worst);
+  const auto out_faults = static_cast<unsigned long long>(
+      range_of(reps, [](const Repetition& r) { return double(r.with_series.page_faults); }).worst);
+  bool held = true;
+  for (const Repetition& r : reps)
+    held = held && r.plain.invariants_held && r.with_series.invariants_held;
   // (5): the core alone.
   const pacing::bench::CoreFigures core = pacing::bench::measure_core(3);
-  const bool held = plain.invariants_held && with_series.invariants_held;
-  const auto refusals = plain.summary["refusals"].get<unsigned long long>();
-  const auto retries = plain.summary["retries"].get<unsigned long long>();
+  const auto refusals = first.plain.summary["refusals"].get<unsigned long long>();
+  const auto retries = first.plain.summary["retries"].get<unsigned long long>();
 
   if (json) {
     std::printf(
@@ -167,41 +359,51 @@ int main(int argc, char** argv) {
         "\"allocations_per_request\":%.2f,\"allocations_per_request_out\":%.2f,"
         "\"core_one_host_ns\":%.1f,\"core_many_hosts_ns\":%.1f,\"core_ratio\":%.2f,"
         "\"refusals\":%llu,\"retries\":%llu,\"invariants_held\":%s,"
-        "\"run_page_faults\":%llu,\"out_page_faults\":%llu}\n",
-        static_cast<unsigned long long>(plain.events), plain.seconds, bare_seconds,
-        plain.seconds / bare_seconds, static_cast<unsigned long long>(plain.requests),
-        plain.seconds, plain_rss, with_series.seconds, series_rss, result_bytes,
-        plain.allocations_per_request, with_series.allocations_per_request, core.one_host_ns,
-        core.many_hosts_ns, core.many_hosts_ns / core.one_host_ns, refusals, retries,
-        held ? "true" : "false", static_cast<unsigned long long>(plain.page_faults),
-        static_cast<unsigned long long>(with_series.page_faults));
+        "\"run_page_faults\":%llu,\"out_page_faults\":%llu,"
+        "\"repetitions\":%d,\"run_seconds_max\":%.3f,\"out_seconds_max\":%.3f,"
+        "\"bare_seconds_max\":%.3f,\"ratio_max\":%.2f,\"run_cpu_seconds\":%.3f,"
+        "\"out_cpu_seconds\":%.3f}\n",
+        static_cast<unsigned long long>(first.plain.events), sim.best, bare.best,
+        sim.best / bare.best, static_cast<unsigned long long>(first.plain.requests), sim.best,
+        plain_rss, out.best, series_rss, first.result_bytes, first.plain.allocations_per_request,
+        first.with_series.allocations_per_request, core.one_host_ns, core.many_hosts_ns,
+        core.many_hosts_ns / core.one_host_ns, refusals, retries, held ? "true" : "false",
+        run_faults, out_faults, repeat, sim.worst, out.worst, bare.worst, ratio.worst, run_cpu.best,
+        out_cpu.best);
     return 0;
   }
+  const auto seconds = [&](const Range& r) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f s (%.2f-%.2f)", r.best, r.best, r.worst);
+    return std::string(text);
+  };
   std::printf(
       "workload: %llu requests over %zu hosts (kgf, qlever overloaded 5x, dbpedia, "
-      "sequence), throttle: %llu refusals, %llu retries, invariants %s\n\n",
-      static_cast<unsigned long long>(plain.requests), scenario.servers.size(), refusals, retries,
-      held ? "held" : "BROKEN");
-  std::printf("%-52s %14s %10s\n", "figure", "measured", "target");
-  std::printf("%-52s %13.1fx %10s\n", "1. simulator / bare heap loop (same events)",
-              plain.seconds / bare_seconds, "<= 4x");
-  std::printf("%-52s %12.2f s %10s\n", "2. run, no series: wall time", plain.seconds, "<= 2 s");
-  std::printf("%-52s %10.0f MiB %10s\n", "   peak memory", plain_rss, "<= 300 MiB");
-  std::printf("%-52s %12.2f s %10s\n", "3. run with series (--out): wall time", with_series.seconds,
+      "sequence), throttle: %llu refusals, %llu retries, invariants %s\n"
+      "figures 1-4: the best of %d runs, each in a fresh process (the range in brackets)\n\n",
+      static_cast<unsigned long long>(first.plain.requests), scenario.servers.size(), refusals,
+      retries, held ? "held" : "BROKEN", repeat);
+  std::printf("%-52s %22s %10s\n", "figure", "measured", "target");
+  std::printf("%-52s %21.1fx %10s\n", "1. simulator / bare heap loop (same events)",
+              sim.best / bare.best, "<= 4x");
+  std::printf("%-52s %22s %10s\n", "2. run, no series: wall time", seconds(sim).c_str(), "<= 2 s");
+  std::printf("%-52s %22s %10s\n", "   CPU time", seconds(run_cpu).c_str(), "");
+  std::printf("%-52s %18.0f MiB %10s\n", "   peak memory", plain_rss, "<= 300 MiB");
+  std::printf("%-52s %22s %10s\n", "3. run with series (--out): wall time", seconds(out).c_str(),
               "<= 3 s");
-  std::printf("%-52s %10.0f MiB %10s\n", "   peak memory", series_rss, "<= 400 MiB");
-  std::printf("%-52s %11.1f MB %10s\n", "   result.json", static_cast<double>(result_bytes) / 1e6,
-              "<= 10 MB");
-  std::printf("%-52s %14llu %10s\n", "   page faults (first touches of memory)",
-              static_cast<unsigned long long>(plain.page_faults), "");
-  std::printf("%-52s %14.1f %10s\n", "4. allocations per request (no series)",
-              plain.allocations_per_request, "<= 2");
-  std::printf("%-52s %14.1f %10s\n", "   allocations per request (with series)",
-              with_series.allocations_per_request, "");
-  std::printf("%-52s %13.2fx %10s\n", "5. core: 10,000 hosts / one host, ns per request",
+  std::printf("%-52s %22s %10s\n", "   CPU time", seconds(out_cpu).c_str(), "");
+  std::printf("%-52s %18.0f MiB %10s\n", "   peak memory", series_rss, "<= 400 MiB");
+  std::printf("%-52s %19.1f MB %10s\n", "   result.json",
+              static_cast<double>(first.result_bytes) / 1e6, "<= 10 MB");
+  std::printf("%-52s %22llu %10s\n", "   page faults (first touches of memory)", run_faults, "");
+  std::printf("%-52s %22.1f %10s\n", "4. allocations per request (no series)",
+              first.plain.allocations_per_request, "<= 2");
+  std::printf("%-52s %22.1f %10s\n", "   allocations per request (with series)",
+              first.with_series.allocations_per_request, "");
+  std::printf("%-52s %21.2fx %10s\n", "5. core: 10,000 hosts / one host, ns per request",
               core.many_hosts_ns / core.one_host_ns, "<= 1.5x");
-  std::printf("\n%llu events: simulator %.3f s, bare loop %.3f s; core %.0f vs %.0f ns/request\n",
-              static_cast<unsigned long long>(plain.events), plain.seconds, bare_seconds,
-              core.many_hosts_ns, core.one_host_ns);
+  std::printf("\n%llu events: simulator %s, bare loop %s; core %.0f vs %.0f ns/request\n",
+              static_cast<unsigned long long>(first.plain.events), seconds(sim).c_str(),
+              seconds(bare).c_str(), core.many_hosts_ns, core.one_host_ns);
   return 0;
 }
