@@ -158,45 +158,12 @@ struct Repetition {
   double plain_rss = 0;   ///< MiB, after (2)
   double series_rss = 0;  ///< MiB, after (3)
   std::size_t result_bytes = 0;
-
-  pacing::sim::Json to_json() const {
-    const auto figures = [](const SimFigures& f) {
-      return pacing::sim::Json{{"events", f.events},
-                               {"requests", f.requests},
-                               {"seconds", f.seconds},
-                               {"cpu_seconds", f.cpu_seconds},
-                               {"allocations_per_request", f.allocations_per_request},
-                               {"page_faults", f.page_faults},
-                               {"invariants_held", f.invariants_held},
-                               {"summary", f.summary}};
-    };
-    return {{"plain", figures(plain)},      {"with_series", figures(with_series)},
-            {"bare_seconds", bare_seconds}, {"plain_rss", plain_rss},
-            {"series_rss", series_rss},     {"result_bytes", result_bytes}};
-  }
-  static Repetition from_json(const pacing::sim::Json& j) {
-    const auto figures = [](const pacing::sim::Json& f) {
-      SimFigures out;
-      out.events = f.at("events").get<std::uint64_t>();
-      out.requests = f.at("requests").get<std::uint64_t>();
-      out.seconds = f.at("seconds").get<double>();
-      out.cpu_seconds = f.at("cpu_seconds").get<double>();
-      out.allocations_per_request = f.at("allocations_per_request").get<double>();
-      out.page_faults = f.at("page_faults").get<std::uint64_t>();
-      out.invariants_held = f.at("invariants_held").get<bool>();
-      out.summary = f.at("summary");
-      return out;
-    };
-    Repetition r;
-    r.plain = figures(j.at("plain"));
-    r.with_series = figures(j.at("with_series"));
-    r.bare_seconds = j.at("bare_seconds").get<double>();
-    r.plain_rss = j.at("plain_rss").get<double>();
-    r.series_rss = j.at("series_rss").get<double>();
-    r.result_bytes = j.at("result_bytes").get<std::size_t>();
-    return r;
-  }
 };
+// How a child hands its repetition back to the parent (field by field, as JSON).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SimFigures, events, requests, seconds, cpu_seconds,
+                                   allocations_per_request, page_faults, invariants_held, summary)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Repetition, plain, with_series, bare_seconds, plain_rss,
+                                   series_rss, result_bytes)
 
 /// Measures figures 1-4 once, in this process.
 Repetition measure_once(const pacing::sim::Scenario& scenario) {
@@ -232,7 +199,7 @@ std::optional<Repetition> measure_in_child(const pacing::sim::Scenario& scenario
     close(fds[0]);
     int status = 0;
     try {
-      const std::string text = measure_once(scenario).to_json().dump();
+      const std::string text = pacing::sim::Json(measure_once(scenario)).dump();
       for (std::size_t done = 0; done < text.size();) {
         const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
         if (n <= 0) {
@@ -258,18 +225,19 @@ std::optional<Repetition> measure_in_child(const pacing::sim::Scenario& scenario
     std::fprintf(stderr, "bench_sim: a repetition failed (status %d)\n", status);
     return std::nullopt;
   }
-  return Repetition::from_json(pacing::sim::Json::parse(text));
+  return pacing::sim::Json::parse(text).get<Repetition>();
 }
 
 /// The best (least) and worst of one figure over the repetitions.
+template <typename Value>
 struct Range {
-  double best = 0;
-  double worst = 0;
+  Value best{};
+  Value worst{};
 };
 
 template <typename Figure>
-Range range_of(const std::vector<Repetition>& reps, Figure figure) {
-  Range r{figure(reps.front()), figure(reps.front())};
+auto range_of(const std::vector<Repetition>& reps, Figure figure) {
+  Range<decltype(figure(reps.front()))> r{figure(reps.front()), figure(reps.front())};
   for (const Repetition& rep : reps) {
     r.best = std::min(r.best, figure(rep));
     r.worst = std::max(r.worst, figure(rep));
@@ -329,20 +297,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   const Repetition& first = reps.front();
-  const Range sim = range_of(reps, [](const Repetition& r) { return r.plain.seconds; });
-  const Range bare = range_of(reps, [](const Repetition& r) { return r.bare_seconds; });
-  const Range ratio =
+  const auto sim = range_of(reps, [](const Repetition& r) { return r.plain.seconds; });
+  const auto bare = range_of(reps, [](const Repetition& r) { return r.bare_seconds; });
+  const auto ratio =
       range_of(reps, [](const Repetition& r) { return r.plain.seconds / r.bare_seconds; });
-  const Range out = range_of(reps, [](const Repetition& r) { return r.with_series.seconds; });
-  const Range run_cpu = range_of(reps, [](const Repetition& r) { return r.plain.cpu_seconds; });
-  const Range out_cpu =
+  const auto out = range_of(reps, [](const Repetition& r) { return r.with_series.seconds; });
+  const auto run_cpu = range_of(reps, [](const Repetition& r) { return r.plain.cpu_seconds; });
+  const auto out_cpu =
       range_of(reps, [](const Repetition& r) { return r.with_series.cpu_seconds; });
   const double plain_rss = range_of(reps, [](const Repetition& r) { return r.plain_rss; }).worst;
   const double series_rss = range_of(reps, [](const Repetition& r) { return r.series_rss; }).worst;
-  const auto run_faults = static_cast<unsigned long long>(
-      range_of(reps, [](const Repetition& r) { return double(r.plain.page_faults); }).worst);
-  const auto out_faults = static_cast<unsigned long long>(
-      range_of(reps, [](const Repetition& r) { return double(r.with_series.page_faults); }).worst);
+  const unsigned long long run_faults =
+      range_of(reps, [](const Repetition& r) { return r.plain.page_faults; }).worst;
+  const unsigned long long out_faults =
+      range_of(reps, [](const Repetition& r) { return r.with_series.page_faults; }).worst;
   bool held = true;
   for (const Repetition& r : reps)
     held = held && r.plain.invariants_held && r.with_series.invariants_held;
@@ -372,7 +340,7 @@ int main(int argc, char** argv) {
         out_cpu.best);
     return 0;
   }
-  const auto seconds = [&](const Range& r) {
+  const auto seconds = [&](const Range<double>& r) {
     char text[64];
     std::snprintf(text, sizeof text, "%.2f s (%.2f-%.2f)", r.best, r.best, r.worst);
     return std::string(text);
