@@ -260,7 +260,9 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   }
   OpenRequest& p = *q.waiting.front();
   q.waiting.pop_front();
-  p.group_epochs.resize(q.constraints.size() - 1);
+  if (q.constraints.size() > 1 && !p.group_epochs) {
+    p.group_epochs = std::make_unique<std::uint64_t[]>(q.constraints.size() - 1);
+  }
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
     Constraint& c = q.constraints[i];
     c.entity->last_start = now;
