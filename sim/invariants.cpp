@@ -10,7 +10,22 @@ namespace {
 std::string at_text(Instant at) { return "t=" + std::to_string(to_seconds(at)); }
 }  // namespace
 
-InvariantChecker::InvariantChecker(const Scenario& scenario) : scenario_(scenario) {}
+InvariantChecker::InvariantChecker(const Scenario& scenario, RequestBook* book)
+    : scenario_(scenario),
+      own_book_(book ? nullptr : std::make_unique<RequestBook>()),
+      requests_(book ? *book : *own_book_) {}
+
+InvariantChecker::Tracked* InvariantChecker::tracked(std::uint64_t tag) {
+  RequestBook::Entry* e = requests_.find(tag);
+  return e && e->checked.live ? &e->checked : nullptr;
+}
+
+void InvariantChecker::forget(std::uint64_t tag) {
+  if (Tracked* r = tracked(tag)) {
+    r->live = false;
+    requests_.release(tag);
+  }
+}
 
 std::uint32_t InvariantChecker::add_client(const EngineSettings* limits) {
   ClientChecks& c = clients_.emplace_back();
@@ -62,10 +77,10 @@ void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::s
 }
 
 void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at) {
-  static_assert(sizeof(std::optional<Tracked>) <= 64, "a request's record in one cache line");
-  auto [slot, fresh_tag] = requests_.try_emplace(tag);
-  if (!fresh_tag) violation("request " + std::to_string(tag + 1) + " issued twice");
-  Tracked& r = *slot;
+  Tracked& r = requests_.at(tag).checked;
+  if (r.live) violation("request " + std::to_string(tag + 1) + " issued twice");
+  r = Tracked{};
+  r.live = true;
   r.query = static_cast<std::uint32_t>(route.query);
   r.arrived = at;
   r.host = route.host;
@@ -102,13 +117,13 @@ void InvariantChecker::resolve_limits(const EngineSettings& engine, SettingsChec
 }
 
 void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
-  if (Tracked* r = requests_.find(tag); r && r->aborted == Tracked::kNever) r->aborted = at;
+  if (Tracked* r = tracked(tag); r && r->aborted == Tracked::kNever) r->aborted = at;
 }
 
 void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
   // Named only for a violation: this runs on every attempt.
   const auto request = [tag] { return "request " + std::to_string(tag + 1); };
-  Tracked* found = requests_.find(tag);
+  Tracked* found = tracked(tag);
   if (!found || found->completed) {
     violation("an attempt of " + request() +
               " started after it completed (or it was never issued)");
@@ -155,7 +170,7 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
 
 void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, Instant at,
                                bool refusal, std::optional<Duration> retry_after) {
-  Tracked* found = requests_.find(tag);
+  Tracked* found = tracked(tag);
   if (!found || found->sent == Tracked::kNever) {
     violation("request " + std::to_string(tag + 1) + " settled an attempt that never started");
     return;
@@ -170,7 +185,7 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
   if (r.completed) {
     // Its request completed first (an abandoned attempt): nothing more of it is checked.
     for (const Part& p : r.limits->parts) --r.client->in_flight[p.in_flight];
-    requests_.erase(tag);
+    forget(tag);
     return;
   }
 
@@ -215,7 +230,7 @@ void InvariantChecker::invalidated(std::optional<std::string> authority) {
 }
 
 void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
-  Tracked* found = requests_.find(tag);
+  Tracked* found = tracked(tag);
   if (!found || found->completed) {
     violation("request " + std::to_string(tag + 1) + " completed twice (or was never issued)");
     return;
@@ -223,7 +238,7 @@ void InvariantChecker::completed(std::uint64_t tag, const Completion&) {
   if (found->sent != Tracked::kNever) {
     found->completed = true;  // forgotten once its open attempt settles
   } else {
-    requests_.erase(tag);
+    forget(tag);
   }
 }
 
@@ -272,8 +287,8 @@ void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
 
 std::vector<std::string> InvariantChecker::finish(const Json& result, std::uint64_t carried) {
   std::vector<std::uint64_t> unfinished;
-  requests_.for_each([&](std::uint64_t tag, const Tracked& r) {
-    if (!r.completed) unfinished.push_back(tag);
+  requests_.for_each([&](std::uint64_t tag, const RequestBook::Entry& e) {
+    if (e.checked.live && !e.checked.completed) unfinished.push_back(tag);
   });
   std::sort(unfinished.begin(), unfinished.end());
   for (std::uint64_t tag : unfinished) {

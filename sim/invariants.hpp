@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,16 +17,65 @@
 #include <vector>
 
 #include "core/limits.hpp"
-#include "core/sequential_id_map.hpp"
 #include "sim/recorder.hpp"
+#include "sim/request_book.hpp"
 #include "sim/scenario.hpp"
 
 namespace pacing::sim {
 
+namespace checks {
+/// A Part's rate index when it has none.
+inline constexpr std::uint32_t kNoRate = UINT32_MAX;
+/// One part of a request's limits (its host, then each group), with the indices of the
+/// counters it checks in each client's ClientChecks.
+struct Part {
+  std::string key;
+  std::optional<std::size_t> cap;
+  Duration interval{0};
+  std::uint32_t in_flight = 0;   // over the part's queue (host) or gate (group)
+  std::uint32_t rate = kNoRate;  // among requests given this part's rate
+  std::uint32_t entity = 0;      // the host or group whose pauses hold it
+};
+/// What one (query, host) pair is held to under one settings: shared by every client with
+/// those settings (a population's clients), so that a crowd's clients cost a few counters each.
+struct Limits {
+  bool valid = false;
+  std::vector<Part> parts;  // the host first, then its groups
+};
+/// The counters' indices under one settings, and the limits of each (query, host) pair.
+struct SettingsChecks {
+  std::map<std::pair<std::size_t, std::string>, Limits> limits;  // query, host
+  std::map<std::string, std::uint32_t, std::less<>> in_flight, rates, entities;
+};
+/// One client's engine as the checker follows it: its counters, by their index.
+struct ClientChecks {
+  const EngineSettings* settings = nullptr;  ///< null: not held to caps, spacing or pauses
+  SettingsChecks* shared = nullptr;          ///< the indices of its counters (with settings)
+  std::vector<std::size_t> in_flight;
+  std::vector<Instant> last_start;
+  /// The pauses set on each host or group (by its index), by the host whose refusal set each:
+  /// a send reads only the latest end, with no lookup (this runs on every attempt).
+  struct Pauses {
+    Instant until = Instant::min();  ///< the latest end among `by_host`
+    std::map<std::string, Instant, std::less<>> by_host;
+  };
+  std::vector<Pauses> pauses;
+};
+/// Every strategy's attempts, per host as the server sees them.
+struct HostCount {
+  std::string name;
+  std::uint64_t starts = 0;
+  std::int64_t in_flight = 0;
+  std::int64_t peak = 0;
+};
+}  // namespace checks
+
 class InvariantChecker final : public RunWatcher {
  public:
-  /// Without clients: add_client() each of them, in order.
-  explicit InvariantChecker(const Scenario& scenario);
+  /// Without clients: add_client() each of them, in order. `book`: where the checker keeps its
+  /// record of each request, beside the recorder's (null: a book of its own); it must outlive
+  /// the checker.
+  explicit InvariantChecker(const Scenario& scenario, RequestBook* book = nullptr);
   /// The next client (0, 1, ...); `limits`: the settings whose caps, spacing and pauses its
   /// attempts are held to (null: none; see StrategyInfo::checked), kept by the caller for the
   /// checker's life. Each client has its own engine: its own caps, spacing and pauses.
@@ -62,63 +112,17 @@ class InvariantChecker final : public RunWatcher {
                        const std::string& error) override;
 
  private:
-  /// One part of a request's limits (its host, then each group), with the indices of the
-  /// counters it checks in each client's ClientChecks.
-  struct Part {
-    std::string key;
-    std::optional<std::size_t> cap;
-    Duration interval{0};
-    std::uint32_t in_flight = 0;   // over the part's queue (host) or gate (group)
-    std::uint32_t rate = kNoRate;  // among requests given this part's rate
-    std::uint32_t entity = 0;      // the host or group whose pauses hold it
-  };
-  static constexpr std::uint32_t kNoRate = UINT32_MAX;
-  /// What one (query, host) pair is held to under one settings: shared by every client with
-  /// those settings (a population's clients), so that a crowd's clients cost a few counters each.
-  struct Limits {
-    bool valid = false;
-    std::vector<Part> parts;  // the host first, then its groups
-  };
-  /// The counters' indices under one settings, and the limits of each (query, host) pair.
-  struct SettingsChecks {
-    std::map<std::pair<std::size_t, std::string>, Limits> limits;  // query, host
-    std::map<std::string, std::uint32_t, std::less<>> in_flight, rates, entities;
-  };
-  /// One client's engine as the checker follows it: its counters, by their index.
-  struct ClientChecks {
-    const EngineSettings* settings = nullptr;  ///< null: not held to caps, spacing or pauses
-    SettingsChecks* shared = nullptr;          ///< the indices of its counters (with settings)
-    std::vector<std::size_t> in_flight;
-    std::vector<Instant> last_start;
-    /// The pauses set on each host or group (by its index), by the host whose refusal set each:
-    /// a send reads only the latest end, with no lookup (this runs on every attempt).
-    struct Pauses {
-      Instant until = Instant::min();  ///< the latest end among `by_host`
-      std::map<std::string, Instant, std::less<>> by_host;
-    };
-    std::vector<Pauses> pauses;
-  };
-  /// Every strategy's attempts, per host as the server sees them.
-  struct HostCount {
-    std::string name;
-    std::uint64_t starts = 0;
-    std::int64_t in_flight = 0;
-    std::int64_t peak = 0;
-  };
-  /// One request as the checker follows it.
-  /// 56 bytes, so that a pool's slot of one (with its flag) is a cache line: a request's record
-  /// is read cold at each start and settle, long after it was issued.
-  struct Tracked {
-    static constexpr Instant kNever = Instant::min();
-    const Limits* limits = nullptr;
-    ClientChecks* client = nullptr;
-    HostCount* host = nullptr;
-    Instant arrived{};
-    Instant sent = kNever;     ///< the open attempt's start
-    Instant aborted = kNever;  ///< when the workload aborted it
-    std::uint32_t query = 0;   ///< an index into the scenario's queries (a file holds < 2^32)
-    bool completed = false;    ///< completed while an attempt was still open
-  };
+  using Part = checks::Part;
+  using Limits = checks::Limits;
+  using SettingsChecks = checks::SettingsChecks;
+  using ClientChecks = checks::ClientChecks;
+  using HostCount = checks::HostCount;
+  using Tracked = CheckedRequest;
+  static constexpr std::uint32_t kNoRate = checks::kNoRate;
+  /// The checker's live record of `tag`, or nullptr.
+  Tracked* tracked(std::uint64_t tag);
+  /// Forgets the request `tag` (its record goes once the recorder is done with it too).
+  void forget(std::uint64_t tag);
   void violation(std::string what);
   void check_result(const Json& result, std::uint64_t carried);
   /// The limits of (query, host) under `settings`, with their counters' indices.
@@ -133,7 +137,8 @@ class InvariantChecker final : public RunWatcher {
   std::deque<ClientChecks> clients_;  // a deque keeps each where routes point at it
   /// The requests not finished yet, by tag (a completed one is forgotten once no attempt of it
   /// is open: memory follows what is open).
-  SequentialIdMap<Tracked> requests_;  // by tag
+  std::unique_ptr<RequestBook> own_book_;  // when none was given
+  RequestBook& requests_;
   std::map<std::string, HostCount, std::less<>> hosts_;
   std::uint64_t sent_total_ = 0;
 

@@ -8,8 +8,13 @@
 
 namespace pacing::sim {
 
-Recorder::Recorder(Clock& clock, std::ostream* trace, bool series, AttemptSink* attempts)
-    : clock_(clock), attempts_(attempts), series_(series) {
+Recorder::Recorder(Clock& clock, std::ostream* trace, bool series, AttemptSink* attempts,
+                   RequestBook* book)
+    : clock_(clock),
+      attempts_(attempts),
+      series_(series),
+      own_book_(book ? nullptr : std::make_unique<RequestBook>()),
+      requests_(book ? *book : *own_book_) {
   if (trace) trace_.emplace(*trace);
 }
 
@@ -35,7 +40,15 @@ std::uint32_t Recorder::host_index(const std::string& host) {
 std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
                                std::uint32_t host, const std::string& path, std::uint32_t client) {
   const std::uint64_t tag = issued_++;
-  requests_.try_emplace(tag, RequestRecord{query, client, host, &query_name, &path, clock_.now()});
+  RequestRecord& r = requests_.at(tag).recorded;
+  r = RequestRecord{};
+  r.query = query;
+  r.client = client;
+  r.host = host;
+  r.live = true;
+  r.query_name = &query_name;
+  r.path = &path;
+  r.arrived = clock_.now();
   ++open_requests_;
   HostStats& h = hosts_[host];
   ++h.open;
@@ -44,7 +57,7 @@ std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_nam
 }
 
 void Recorder::completed(std::uint64_t tag, const Completion& c) {
-  const RequestRecord* found = requests_.find(tag);
+  RequestRecord* found = open_record(tag);
   if (!found) {  // completed twice: the watcher (the invariant checker) says so
     if (watcher_) watcher_->completed(tag, c);
     return;
@@ -82,7 +95,8 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
     trace_line(tag, r, 1, std::nullopt, now, nullptr, std::nullopt,
                failed ? to_string(AttemptResult::Kind::network) : "aborted");
   }
-  requests_.erase(tag);
+  found->live = false;
+  requests_.release(tag);
   if (c.kind == Completion::Kind::response && series_) {
     h.completed_series.set(t(now), static_cast<double>(++h.completed));
   }
@@ -99,7 +113,7 @@ void Recorder::update_host_series(HostStats& h, std::optional<Instant> at) {
 
 void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandler on_settled) {
   const std::uint64_t tag = attempt.request_data->tag;
-  RequestRecord& r = *requests_.find(tag);
+  RequestRecord& r = *open_record(tag);
   ++r.attempts;
   HostStats& h = hosts_[r.host];
   ++h.starts;
@@ -190,7 +204,13 @@ void Recorder::abandon(Port& port, std::uint64_t attempt_id) {
 }
 
 Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
-  return RequestRecord{0, a.client, a.host, a.query_name, a.path, a.arrived};
+  RequestRecord r;
+  r.client = a.client;
+  r.host = a.host;
+  r.query_name = a.query_name;
+  r.path = a.path;
+  r.arrived = a.arrived;
+  return r;
 }
 
 void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int number,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -21,6 +22,7 @@
 #include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
 #include "sim/latencies.hpp"
+#include "sim/request_book.hpp"
 #include "sim/step_series.hpp"
 
 namespace pacing::sim {
@@ -44,7 +46,10 @@ class Recorder final : public EngineObserver {
   /// `trace` may be null (no trace); `attempts`, when given, is told of every attempt as the
   /// trace is. Without `series` the recorder keeps counts only (faster; result() then has no
   /// series).
-  Recorder(Clock& clock, std::ostream* trace, bool series = true, AttemptSink* attempts = nullptr);
+  /// `book`: where the recorder keeps its record of each request, beside the invariant checker's
+  /// (null: a book of its own); it must outlive the recorder.
+  Recorder(Clock& clock, std::ostream* trace, bool series = true, AttemptSink* attempts = nullptr,
+           RequestBook* book = nullptr);
   // Stays put: its ports and its series point at it.
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -70,7 +75,7 @@ class Recorder final : public EngineObserver {
   /// record of the request rather than in a table of the workload's own, so that each step of a
   /// request reads one record by its tag, not two (a deep backlog makes each a cache miss).
   void set_strategy_id(std::uint64_t tag, std::uint64_t id) {
-    if (RequestRecord* r = requests_.find(tag)) r->strategy_id = id;
+    if (RequestRecord* r = open_record(tag)) r->strategy_id = id;
   }
   /// A request issued and not completed yet.
   struct OpenRequest {
@@ -81,15 +86,16 @@ class Recorder final : public EngineObserver {
   };
   /// The open request `tag`, or nullopt once it completed.
   std::optional<OpenRequest> open_request(std::uint64_t tag) const {
-    const RequestRecord* r = requests_.find(tag);
+    const RequestRecord* r = const_cast<Recorder*>(this)->open_record(tag);
     if (!r) return std::nullopt;
     return OpenRequest{tag, r->strategy_id, r->client, r->query};
   }
   /// Calls `fn(const OpenRequest&)` for every open request, in no particular order.
   template <typename Fn>
   void for_each_open(Fn&& fn) const {
-    requests_.for_each([&](std::uint64_t tag, const RequestRecord& r) {
-      fn(OpenRequest{tag, r.strategy_id, r.client, r.query});
+    requests_.for_each([&](std::uint64_t tag, const RequestBook::Entry& e) {
+      const RequestRecord& r = e.recorded;
+      if (r.live) fn(OpenRequest{tag, r.strategy_id, r.client, r.query});
     });
   }
   /// Ends the run at `end`: attempts still open are traced as aborted.
@@ -109,16 +115,12 @@ class Recorder final : public EngineObserver {
  private:
   /// A request not completed yet (completed ones are folded into the run's totals: memory
   /// follows what is open, not what was issued).
-  struct RequestRecord {
-    std::uint32_t query;
-    std::uint32_t client;
-    std::uint32_t host;
-    const std::string* query_name;
-    const std::string* path;
-    Instant arrived;
-    int attempts = 0;
-    std::uint64_t strategy_id = 0;  ///< the workload's (set_strategy_id)
-  };
+  using RequestRecord = RecordedRequest;
+  /// The record of `tag` while it is open, or nullptr.
+  RequestRecord* open_record(std::uint64_t tag) {
+    RequestBook::Entry* e = requests_.find(tag);
+    return e && e->recorded.live ? &e->recorded : nullptr;
+  }
   /// The value last set on a learned-state series (interval, pause), stamped with now, which
   /// never goes back. A notification carries a host's or group's whole state, and its learned
   /// part rarely changes: a repeat changes nothing in such a series (it keeps no peaks), so it is
@@ -238,7 +240,8 @@ class Recorder final : public EngineObserver {
   AttemptSink* attempts_;
   bool series_;
   RunWatcher* watcher_ = nullptr;
-  SequentialIdMap<RequestRecord> requests_;  // open requests by tag
+  std::unique_ptr<RequestBook> own_book_;  // when none was given
+  RequestBook& requests_;                  // open requests by tag
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0, succeeded_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0,
                 retries_ = 0;

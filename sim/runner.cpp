@@ -10,6 +10,7 @@
 #include "sim/models/registry.hpp"
 #include "sim/network.hpp"
 #include "sim/recorder.hpp"
+#include "sim/request_book.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
 #include "sim/workload.hpp"
@@ -79,8 +80,10 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
 RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions& options,
                         std::uint64_t seed) {
   const std::string strategy_name = strategy_for(scenario, options);
-  Recorder recorder(world.clock(), options.trace, options.series, options.attempts);
-  InvariantChecker checker(scenario);
+  // One record per request for the recorder and the checker: each step reads one, not two.
+  RequestBook book;
+  Recorder recorder(world.clock(), options.trace, options.series, options.attempts, &book);
+  InvariantChecker checker(scenario, &book);
   recorder.set_watcher(&checker);
   Workload workload(world, scenario, options.strategy, seed, recorder, checker,
                     options.clients_leave);

@@ -5,7 +5,10 @@
 #include <sstream>
 
 #include "sim/invariants.hpp"
+#include "sim/recorder.hpp"
+#include "sim/request_book.hpp"
 #include "sim/runner.hpp"
+#include "sim/scheduler.hpp"
 #include "tests/trace_lines.hpp"
 
 namespace pacing::sim {
@@ -233,6 +236,48 @@ TEST(Expectations, MinMaxEqualsAndStrategyFilter) {
   EXPECT_EQ(failed[1], "/hosts/none/starts: not in the result");
 }
 
+// The recorder and the checker keep their records of a request in one book. A request completed
+// while its attempt is open is done for the recorder but not for the checker, which still has the
+// attempt to settle: the shared record stays until both are done with it, then goes.
+TEST(Invariants, ASharedRecordStaysUntilTheRecorderAndTheCheckerAreBothDoneWithIt) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]
+  })");
+  // Holds each attempt's handler until the test answers it.
+  struct HeldTransport final : Transport {
+    std::vector<SettledHandler> held;
+    void send(const Attempt&, SettledHandler on_settled) override {
+      held.push_back(std::move(on_settled));
+    }
+  } world;
+  Scheduler clock;
+  RequestBook book;
+  Recorder recorder(clock, nullptr, false, nullptr, &book);
+  InvariantChecker checker(s, &book);
+  recorder.set_watcher(&checker);
+  checker.add_client(&s.client.engine);
+  Transport& port = recorder.add_client(world);
+  const std::string query = "q", path = "/";
+  const std::uint64_t tag = recorder.issued(0, query, recorder.host_index("a.org"), path);
+  checker.issued(tag, 0, "a.org", clock.now());
+  EXPECT_EQ(book.size(), 1u);
+
+  Request request;
+  request.tag = tag;
+  port.send(Attempt(7, 1, 1, request, "a.org", "/", clock.now()), [](AttemptResult&&) {});
+  recorder.completed(tag, Completion{});  // before its attempt settled
+  EXPECT_FALSE(recorder.open_request(tag));
+  EXPECT_EQ(book.size(), 1u);  // the checker still follows the open attempt
+  ASSERT_EQ(world.held.size(), 1u);
+  world.held[0](AttemptResult{});
+  EXPECT_EQ(book.size(), 0u);
+
+  recorder.finish(clock.now());
+  const Json result = {{"hosts", {{"a.org", {{"starts", 1}, {"max_in_flight", 1}}}}}};
+  EXPECT_EQ(checker.finish(result, 1), std::vector<std::string>{});
+}
+
 TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
   Scenario s = scenario(R"({
     "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
@@ -297,8 +342,8 @@ TEST(Invariants, ClientsSharingSettingsAreEachHeldToTheirOwnLimits) {
   EXPECT_EQ(v[2], "a.org started twice within its interval at t=5.500000");
 }
 
-// A group's pause is the latest of the pauses its hosts' refusals set; invalidating one host forgets
-// its own and leaves the others' in force.
+// A group's pause is the latest of the pauses its hosts' refusals set; invalidating one host
+// forgets its own and leaves the others' in force.
 TEST(Invariants, InvalidatingAHostKeepsThePausesOtherHostsSetOnTheirGroup) {
   Scenario s = scenario(R"({
     "name": "x",
@@ -324,8 +369,9 @@ TEST(Invariants, InvalidatingAHostKeepsThePausesOtherHostsSetOnTheirGroup) {
   c.sent(2, "a.g.org", Instant{7s});
   c.settled(2, "a.g.org", Instant{7s}, false, std::nullopt);
   for (std::uint64_t tag = 0; tag < 4; ++tag) c.completed(tag, Completion{});
-  auto v = c.finish({{"hosts", {{"a.g.org", {{"starts", 3}, {"max_in_flight", 1}}},
-                                {"b.g.org", {{"starts", 1}, {"max_in_flight", 1}}}}}},
+  auto v = c.finish({{"hosts",
+                      {{"a.g.org", {{"starts", 3}, {"max_in_flight", 1}}},
+                       {"b.g.org", {{"starts", 1}, {"max_in_flight", 1}}}}}},
                     4);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0], "*.g.org started at t=5.000000 during a pause until t=6.000000");
