@@ -286,13 +286,22 @@ void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
 }
 
 std::vector<std::string> InvariantChecker::finish(const Json& result, std::uint64_t carried) {
-  std::vector<std::uint64_t> unfinished;
+  std::vector<std::uint64_t> unfinished, disputed;
   requests_.for_each([&](std::uint64_t tag, const RequestBook::Entry& e) {
-    if (e.checked.live && !e.checked.completed) unfinished.push_back(tag);
+    const bool open = e.checked.live && !e.checked.completed;
+    if (open) unfinished.push_back(tag);
+    // A book shared with the recorder: both must hold the same requests open, or one of them
+    // keeps (or dropped) a record the other does not.
+    if (!own_book_ && open != e.recorded.live) disputed.push_back(tag);
   });
   std::sort(unfinished.begin(), unfinished.end());
   for (std::uint64_t tag : unfinished) {
     violation("request " + std::to_string(tag + 1) + " never completed");
+  }
+  std::sort(disputed.begin(), disputed.end());
+  for (std::uint64_t tag : disputed) {
+    violation("request " + std::to_string(tag + 1) +
+              ": the recorder and the checker disagree on whether it is open");
   }
   check_result(result, carried);
   if (violations_seen_ > violations_.size()) {

@@ -96,9 +96,10 @@ class InvariantChecker final : public RunWatcher {
   void client_left(std::uint32_t client, Instant at);
   /// An invalidate event ran (nullopt: every host).
   void invalidated(std::optional<std::string> authority);
-  /// Checks that every request completed once and that `result` (result.json) agrees with what
-  /// was seen: each host's starts, max_in_flight and in_flight series; `carried` is the number of
-  /// attempts the world's transport was given. Returns every violation found during the run.
+  /// Checks that every request completed once, that the recorder (with a shared book) holds the
+  /// same requests open, and that `result` (result.json) agrees with what was seen: each host's
+  /// starts, max_in_flight and in_flight series; `carried` is the number of attempts the world's
+  /// transport was given. Returns every violation found during the run.
   std::vector<std::string> finish(const Json& result, std::uint64_t carried);
 
   void sent(std::uint64_t tag, const std::string& authority, Instant at) override;

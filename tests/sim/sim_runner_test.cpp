@@ -278,6 +278,32 @@ TEST(Invariants, ASharedRecordStaysUntilTheRecorderAndTheCheckerAreBothDoneWithI
   EXPECT_EQ(checker.finish(result, 1), std::vector<std::string>{});
 }
 
+// With a shared book, a request the recorder holds open but the checker never saw (or the other
+// way round) is a fault of the lab's own bookkeeping, reported at the end.
+TEST(Invariants, TheRecorderAndTheCheckerMustHoldTheSameRequestsOpen) {
+  Scenario s = scenario(R"({
+    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
+    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]
+  })");
+  Scheduler clock;
+  RequestBook book;
+  Recorder recorder(clock, nullptr, false, nullptr, &book);
+  InvariantChecker checker(s, &book);
+  recorder.set_watcher(&checker);
+  checker.add_client(&s.client.engine);
+  const std::string query = "q", path = "/";
+  const std::uint32_t host = recorder.host_index("a.org");
+  const std::uint64_t seen_by_both = recorder.issued(0, query, host, path);
+  checker.issued(seen_by_both, 0, "a.org", clock.now());
+  const std::uint64_t recorded_only = recorder.issued(0, query, host, path);
+  recorder.completed(seen_by_both, Completion{});
+  const Json result = {{"hosts", {{"a.org", {{"starts", 0}, {"max_in_flight", 0}}}}}};
+  const std::vector<std::string> v = checker.finish(result, 0);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0], "request " + std::to_string(recorded_only + 1) +
+                      ": the recorder and the checker disagree on whether it is open");
+}
+
 TEST(Invariants, CheckerCatchesCapSpacingPauseAndDoubleCompletion) {
   Scenario s = scenario(R"({
     "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
