@@ -16,13 +16,14 @@ InvariantChecker::InvariantChecker(const Scenario& scenario, RequestBook* book)
       requests_(book ? *book : *own_book_) {}
 
 InvariantChecker::Tracked* InvariantChecker::tracked(std::uint64_t tag) {
-  RequestBook::Entry* e = requests_.find(tag);
-  return e && e->checked.live ? &e->checked : nullptr;
+  Tracked* r = requests_.find(tag);
+  return r && r->checked ? r : nullptr;
 }
 
 void InvariantChecker::forget(std::uint64_t tag) {
   if (Tracked* r = tracked(tag)) {
-    r->live = false;
+    if (r->aborted) aborted_at_.erase(tag);
+    r->checked = false;
     requests_.release(tag);
   }
 }
@@ -73,19 +74,21 @@ InvariantChecker::Route InvariantChecker::route(std::size_t query, const std::st
 
 void InvariantChecker::issued(std::uint64_t tag, std::size_t query, const std::string& host,
                               Instant at) {
-  issued(tag, route(query, host), at);
+  // Kept here: a request's record points at its route.
+  auto [found, fresh] = routes_.try_emplace({query, host});
+  if (fresh) found->second = route(query, host);
+  issued(tag, found->second, at);
 }
 
 void InvariantChecker::issued(std::uint64_t tag, const Route& route, Instant at) {
-  Tracked& r = requests_.at(tag).checked;
-  if (r.live) violation("request " + std::to_string(tag + 1) + " issued twice");
-  r = Tracked{};
-  r.live = true;
-  r.query = static_cast<std::uint32_t>(route.query);
+  Tracked& r = requests_.at(tag);
+  if (r.checked) violation("request " + std::to_string(tag + 1) + " issued twice");
+  r.checked = true;
+  r.completed = false;
+  r.aborted = false;
+  r.sent = Tracked::kNever;
+  r.route = &route;
   r.arrived = at;
-  r.host = route.host;
-  r.limits = route.limits;
-  r.client = route.client;
 }
 
 void InvariantChecker::resolve_limits(const EngineSettings& engine, SettingsChecks& shared,
@@ -117,7 +120,10 @@ void InvariantChecker::resolve_limits(const EngineSettings& engine, SettingsChec
 }
 
 void InvariantChecker::aborting(std::uint64_t tag, Instant at) {
-  if (Tracked* r = tracked(tag); r && r->aborted == Tracked::kNever) r->aborted = at;
+  Tracked* r = tracked(tag);
+  if (!r || r->aborted) return;
+  r->aborted = true;
+  aborted_at_.emplace(tag, at);
 }
 
 void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Instant at) {
@@ -134,19 +140,20 @@ void InvariantChecker::sent(std::uint64_t tag, const std::string& authority, Ins
   if (at < r.arrived)
     violation(request() + " started at " + at_text(at) + ", before it arrived at " +
               at_text(r.arrived));
-  if (r.aborted != Tracked::kNever)
+  if (r.aborted)
     violation(request() + " started at " + at_text(at) + " after its abort at " +
-              at_text(r.aborted));
+              at_text(aborted_at_.at(tag)));
   if (r.sent != Tracked::kNever)
     violation(request() + " started a second attempt at " + at_text(at) + " while one was open");
   r.sent = at;
-  HostCount& h = *r.host;
+  const Route& route = *r.route;
+  HostCount& h = *route.host;
   ++h.starts;
   h.peak = std::max(h.peak, ++h.in_flight);
 
-  if (!r.limits->valid) return;
-  ClientChecks& client = *r.client;
-  for (const Part& p : r.limits->parts) {
+  if (!route.limits->valid) return;
+  ClientChecks& client = *route.client;
+  for (const Part& p : route.limits->parts) {
     std::size_t n = ++client.in_flight[p.in_flight];
     if (p.cap && n > *p.cap) {
       violation(p.key + " has more than " + std::to_string(*p.cap) + " in flight at " +
@@ -181,16 +188,17 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
               ", before its attempt started at " + at_text(r.sent));
   }
   r.sent = Tracked::kNever;
-  --r.host->in_flight;
+  const Route& route = *r.route;
+  --route.host->in_flight;
   if (r.completed) {
     // Its request completed first (an abandoned attempt): nothing more of it is checked.
-    for (const Part& p : r.limits->parts) --r.client->in_flight[p.in_flight];
+    for (const Part& p : route.limits->parts) --route.client->in_flight[p.in_flight];
     forget(tag);
     return;
   }
 
-  if (!r.limits->valid) return;
-  const Rules& rules = r.client->settings->rules;
+  if (!route.limits->valid) return;
+  const Rules& rules = route.client->settings->rules;
   // With learning after release switched off, the refused request's place may go to another
   // start at the very instant of the refusal, before the pause is learned: pauses are checked
   // only under the design's rules.
@@ -198,14 +206,14 @@ void InvariantChecker::settled(std::uint64_t tag, const std::string& authority, 
                       rules.keep_longer_pause && rules.learn_before_release;
   Duration pause{0};
   if (pauses) {
-    const RequestContext& ctx = *scenario_.queries[r.query].context;
+    const RequestContext& ctx = *scenario_.queries[route.query].context;
     pause = *retry_after;
     if (ctx.retry_delay_limit) pause = std::min(pause, *ctx.retry_delay_limit);
   }
-  for (const Part& p : r.limits->parts) {
-    --r.client->in_flight[p.in_flight];
+  for (const Part& p : route.limits->parts) {
+    --route.client->in_flight[p.in_flight];
     if (!pauses) continue;
-    auto& all = r.client->pauses;
+    auto& all = route.client->pauses;
     if (p.entity >= all.size()) all.resize(p.entity + 1);
     ClientChecks::Pauses& on = all[p.entity];
     Instant& until = on.by_host.try_emplace(authority, Instant::min()).first->second;
@@ -287,12 +295,12 @@ void InvariantChecker::check_result(const Json& result, std::uint64_t carried) {
 
 std::vector<std::string> InvariantChecker::finish(const Json& result, std::uint64_t carried) {
   std::vector<std::uint64_t> unfinished, disputed;
-  requests_.for_each([&](std::uint64_t tag, const RequestBook::Entry& e) {
-    const bool open = e.checked.live && !e.checked.completed;
+  requests_.for_each([&](std::uint64_t tag, const RequestRecord& r) {
+    const bool open = r.checked && !r.completed;
     if (open) unfinished.push_back(tag);
     // A book shared with the recorder: both must hold the same requests open, or one of them
     // keeps (or dropped) a record the other does not.
-    if (!own_book_ && open != e.recorded.live) disputed.push_back(tag);
+    if (!own_book_ && open != r.recorded) disputed.push_back(tag);
   });
   std::sort(unfinished.begin(), unfinished.end());
   for (std::uint64_t tag : unfinished) {

@@ -23,6 +23,8 @@
 
 namespace pacing::sim {
 
+class InvariantChecker;
+
 namespace checks {
 /// A Part's rate index when it has none.
 inline constexpr std::uint32_t kNoRate = UINT32_MAX;
@@ -68,6 +70,19 @@ struct HostCount {
   std::int64_t in_flight = 0;
   std::int64_t peak = 0;
 };
+/// What the requests of one client's copy of a query for one host are held to, and the host's
+/// counters: found once (InvariantChecker::route), pointed at by each such request's record.
+class Route {
+ public:
+  Route() = default;
+
+ private:
+  friend class pacing::sim::InvariantChecker;
+  std::size_t query = 0;
+  const Limits* limits = nullptr;
+  ClientChecks* client = nullptr;
+  HostCount* host = nullptr;
+};
 }  // namespace checks
 
 class InvariantChecker final : public RunWatcher {
@@ -81,11 +96,13 @@ class InvariantChecker final : public RunWatcher {
   /// checker's life. Each client has its own engine: its own caps, spacing and pauses.
   std::uint32_t add_client(const EngineSettings* limits);
 
-  class Route;
+  using Route = checks::Route;
   /// What the requests of `client`'s copy of `query` for `host` are held to, found once.
   Route route(std::size_t query, const std::string& host, std::uint32_t client = 0);
-  /// A request on `route` got `tag`; it arrived `at`.
+  /// A request on `route` got `tag`; it arrived `at`. The request's record points at `route`,
+  /// which must outlive it (the workload keeps one per client's copy of a request entry).
   void issued(std::uint64_t tag, const Route& route, Instant at);
+  void issued(std::uint64_t tag, const Route&& route, Instant at) = delete;  // it would dangle
   /// The same, finding the route (for callers that issue a request or two).
   void issued(std::uint64_t tag, std::size_t query, const std::string& host, Instant at);
   /// The workload aborts the request `tag` at `at` (before telling the strategy): from then on,
@@ -118,7 +135,7 @@ class InvariantChecker final : public RunWatcher {
   using SettingsChecks = checks::SettingsChecks;
   using ClientChecks = checks::ClientChecks;
   using HostCount = checks::HostCount;
-  using Tracked = CheckedRequest;
+  using Tracked = RequestRecord;
   static constexpr std::uint32_t kNoRate = checks::kNoRate;
   /// The checker's live record of `tag`, or nullptr.
   Tracked* tracked(std::uint64_t tag);
@@ -141,23 +158,15 @@ class InvariantChecker final : public RunWatcher {
   std::unique_ptr<RequestBook> own_book_;  // when none was given
   RequestBook& requests_;
   std::map<std::string, HostCount, std::less<>> hosts_;
+  /// The routes of requests issued by query and host (the overload for a request or two).
+  std::map<std::pair<std::size_t, std::string>, Route> routes_;
+  /// When each request aborted and not forgotten yet was aborted (for the violation's message;
+  /// its record keeps only that it was).
+  std::unordered_map<std::uint64_t, Instant> aborted_at_;
   std::uint64_t sent_total_ = 0;
 
   std::vector<std::string> violations_;
   std::size_t violations_seen_ = 0;
-};
-
-/// A (query, host) pair's limits and the host's counters, found once.
-class InvariantChecker::Route {
- public:
-  Route() = default;
-
- private:
-  friend class InvariantChecker;
-  std::size_t query = 0;
-  const Limits* limits = nullptr;
-  ClientChecks* client = nullptr;
-  HostCount* host = nullptr;
 };
 
 }  // namespace pacing::sim

@@ -39,18 +39,22 @@ std::uint32_t Recorder::host_index(const std::string& host) {
 
 std::uint64_t Recorder::issued(std::uint32_t query, const std::string& query_name,
                                std::uint32_t host, const std::string& path, std::uint32_t client) {
+  auto [found, fresh] = sources_.try_emplace({query, host, &query_name, &path});
+  if (fresh) found->second = RequestSource{query, host, &query_name, &path};
+  return issued(found->second, client);
+}
+
+std::uint64_t Recorder::issued(const RequestSource& source, std::uint32_t client) {
   const std::uint64_t tag = issued_++;
-  RequestRecord& r = requests_.at(tag).recorded;
-  r = RequestRecord{};
-  r.query = query;
-  r.client = client;
-  r.host = host;
-  r.live = true;
-  r.query_name = &query_name;
-  r.path = &path;
+  RequestRecord& r = requests_.at(tag);
   r.arrived = clock_.now();
+  r.source = &source;
+  r.client = client;
+  r.strategy_id = 0;
+  r.attempts = 0;
+  r.recorded = true;
   ++open_requests_;
-  HostStats& h = hosts_[host];
+  HostStats& h = hosts_[source.host];
   ++h.open;
   update_host_series(h);
   return tag;
@@ -63,6 +67,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
     return;
   }
   const RequestRecord r = *found;
+  const TracedRequest traced{r.source, r.client, r.arrived};
   const Instant now = clock_.now();
   last_completion_ = std::max(last_completion_, now);
   --open_requests_;
@@ -84,7 +89,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
       break;
   }
   if (crowd_) crowd_->completed(r.client, c.kind, r.attempts, r.arrived, now);
-  HostStats& h = hosts_[r.host];
+  HostStats& h = hosts_[r.source->host];
   --h.open;
   if (c.kind == Completion::Kind::gave_up) ++h.gave_up;
   // A request that never started still appears in the trace, once, with "sent": null: aborted
@@ -92,10 +97,10 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
   // it), or failed before sending (a URL or limits the strategy could not use: "network").
   if (r.attempts == 0) {
     const bool failed = c.kind == Completion::Kind::failed;
-    trace_line(tag, r, 1, std::nullopt, now, nullptr, std::nullopt,
+    trace_line(tag, traced, 1, std::nullopt, now, nullptr, std::nullopt,
                failed ? to_string(AttemptResult::Kind::network) : "aborted");
   }
-  found->live = false;
+  found->recorded = false;
   requests_.release(tag);
   if (c.kind == Completion::Kind::response && series_) {
     h.completed_series.set(t(now), static_cast<double>(++h.completed));
@@ -115,7 +120,7 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
   const std::uint64_t tag = attempt.request_data->tag;
   RequestRecord& r = *open_record(tag);
   ++r.attempts;
-  HostStats& h = hosts_[r.host];
+  HostStats& h = hosts_[r.source->host];
   ++h.starts;
   if (series_) h.starts_series.set(t(attempt.started_at), static_cast<double>(h.starts));
   if (attempt.number > 1) ++h.retries;
@@ -123,10 +128,10 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
   update_host_series(h, attempt.started_at);
   const std::uint64_t world_id = next_world_id_++;
-  open_attempts_.try_emplace(
-      world_id,
-      OpenAttempt{attempt.id, tag, attempt.number, SentAt{attempt.started_at, event_order_++},
-                  port.client_, r.host, r.query_name, r.path, r.arrived, std::move(on_settled)});
+  open_attempts_.try_emplace(world_id, OpenAttempt{attempt.id, tag, attempt.number, r.source->host,
+                                                   SentAt{attempt.started_at, event_order_++},
+                                                   TracedRequest{r.source, port.client_, r.arrived},
+                                                   std::move(on_settled)});
   port.world_ids_.try_emplace(attempt.id, world_id);
   if (crowd_) crowd_->started(port.client_, t(attempt.started_at));
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
@@ -141,11 +146,11 @@ std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t world
   if (!found) return std::nullopt;
   OpenAttempt a = std::move(*found);
   open_attempts_.erase(world_id);
-  ports_[a.client].world_ids_.erase(a.engine_id);
+  ports_[a.request.client].world_ids_.erase(a.engine_id);
   HostStats& h = hosts_[a.host];
   --h.in_flight;
   update_host_series(h);
-  if (crowd_) crowd_->ended(a.client, t(clock_.now()));
+  if (crowd_) crowd_->ended(a.request.client, t(clock_.now()));
   return a;
 }
 
@@ -164,7 +169,7 @@ void Recorder::settled(std::uint64_t world_id, AttemptResult&& result) {
       if (refusal) {
         ++h.refusals;
         ++refusals_;
-        if (crowd_) crowd_->refused(a->client, t(clock_.now()));
+        if (crowd_) crowd_->refused(a->request.client, t(clock_.now()));
         if (series_ && (h.refusals - 1) % h.refusal_stride == 0) {
           h.refusal_points.emplace_back(
               t(clock_.now()), result.response.status,
@@ -180,7 +185,7 @@ void Recorder::settled(std::uint64_t world_id, AttemptResult&& result) {
         }
       }
     }
-    trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), &result, retry_after,
+    trace_line(a->tag, a->request, a->number, a->sent, clock_.now(), &result, retry_after,
                to_string(result.kind));
     if (watcher_ && result.kind == AttemptResult::Kind::network) {
       watcher_->network_failure(a->tag, h.name, result.error);
@@ -195,7 +200,7 @@ void Recorder::abandon(Port& port, std::uint64_t attempt_id) {
   if (!world_id) return;  // settled already: the world holds nothing of it
   const std::uint64_t id = *world_id;
   if (auto a = close_attempt(id)) {
-    trace_line(a->tag, request_of(*a), a->number, a->sent, clock_.now(), nullptr, std::nullopt,
+    trace_line(a->tag, a->request, a->number, a->sent, clock_.now(), nullptr, std::nullopt,
                "aborted");
     if (watcher_)
       watcher_->settled(a->tag, hosts_[a->host].name, clock_.now(), false, std::nullopt);
@@ -203,17 +208,7 @@ void Recorder::abandon(Port& port, std::uint64_t attempt_id) {
   port.inner_.abandon(id);
 }
 
-Recorder::RequestRecord Recorder::request_of(const OpenAttempt& a) {
-  RequestRecord r;
-  r.client = a.client;
-  r.host = a.host;
-  r.query_name = a.query_name;
-  r.path = a.path;
-  r.arrived = a.arrived;
-  return r;
-}
-
-void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int number,
+void Recorder::trace_line(std::uint64_t tag, const TracedRequest& req, int number,
                           std::optional<SentAt> sent, Instant settled, const AttemptResult* r,
                           std::optional<Duration> retry_after, std::string_view outcome) {
   // Counted whether or not anything is written: the order is the run's, not the sinks'.
@@ -221,9 +216,9 @@ void Recorder::trace_line(std::uint64_t tag, const RequestRecord& req, int numbe
   if (!trace_ && !attempts_) return;
   AttemptRow row;
   row.request = tag + 1;
-  row.query = *req.query_name;
-  row.host = hosts_[req.host].name;
-  row.path = *req.path;
+  row.query = *req.source->query_name;
+  row.host = hosts_[req.source->host].name;
+  row.path = *req.source->path;
   row.attempt = number;
   row.arrived = t(req.arrived);
   if (sent) {
@@ -245,10 +240,10 @@ void Recorder::finish(Instant end) {
   std::vector<const OpenAttempt*> still_open;
   open_attempts_.for_each([&](std::uint64_t, const OpenAttempt& a) { still_open.push_back(&a); });
   std::sort(still_open.begin(), still_open.end(), [](const OpenAttempt* a, const OpenAttempt* b) {
-    return std::pair(a->client, a->engine_id) < std::pair(b->client, b->engine_id);
+    return std::pair(a->request.client, a->engine_id) < std::pair(b->request.client, b->engine_id);
   });
   for (const OpenAttempt* a : still_open)
-    trace_line(a->tag, request_of(*a), a->number, a->sent, end, nullptr, std::nullopt, "aborted");
+    trace_line(a->tag, a->request, a->number, a->sent, end, nullptr, std::nullopt, "aborted");
   open_attempts_.clear();
   for (Port& port : ports_) port.world_ids_.clear();
   if (trace_) trace_->flush();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -64,9 +65,13 @@ class Recorder final : public EngineObserver {
   /// A crowd: the trace names each attempt's client, and result() gains per-population figures.
   void set_crowd(const std::vector<ClientIdentity>& clients, std::vector<std::string> populations);
 
-  /// The index of `host` among the recorded hosts (found once, for issued()).
+  /// The index of `host` among the recorded hosts (found once, for a RequestSource).
   std::uint32_t host_index(const std::string& host);
   /// A request issued by the workload now, by `client`; returns its tag (put it in Request::tag).
+  /// Its record points at `source`, which must outlive it (the workload keeps one per entry).
+  std::uint64_t issued(const RequestSource& source, std::uint32_t client = 0);
+  std::uint64_t issued(const RequestSource&& source, std::uint32_t client = 0) = delete;
+  /// The same, for callers that issue a request or two: the source is kept here.
   std::uint64_t issued(std::uint32_t query, const std::string& query_name, std::uint32_t host,
                        const std::string& path, std::uint32_t client = 0);
   /// The strategy completed the request.
@@ -88,14 +93,13 @@ class Recorder final : public EngineObserver {
   std::optional<OpenRequest> open_request(std::uint64_t tag) const {
     const RequestRecord* r = const_cast<Recorder*>(this)->open_record(tag);
     if (!r) return std::nullopt;
-    return OpenRequest{tag, r->strategy_id, r->client, r->query};
+    return OpenRequest{tag, r->strategy_id, r->client, r->source->query};
   }
   /// Calls `fn(const OpenRequest&)` for every open request, in no particular order.
   template <typename Fn>
   void for_each_open(Fn&& fn) const {
-    requests_.for_each([&](std::uint64_t tag, const RequestBook::Entry& e) {
-      const RequestRecord& r = e.recorded;
-      if (r.live) fn(OpenRequest{tag, r.strategy_id, r.client, r.query});
+    requests_.for_each([&](std::uint64_t tag, const RequestRecord& r) {
+      if (r.recorded) fn(OpenRequest{tag, r.strategy_id, r.client, r.source->query});
     });
   }
   /// Ends the run at `end`: attempts still open are traced as aborted.
@@ -115,12 +119,18 @@ class Recorder final : public EngineObserver {
  private:
   /// A request not completed yet (completed ones are folded into the run's totals: memory
   /// follows what is open, not what was issued).
-  using RequestRecord = RecordedRequest;
   /// The record of `tag` while it is open, or nullptr.
   RequestRecord* open_record(std::uint64_t tag) {
-    RequestBook::Entry* e = requests_.find(tag);
-    return e && e->recorded.live ? &e->recorded : nullptr;
+    RequestRecord* r = requests_.find(tag);
+    return r && r->recorded ? r : nullptr;
   }
+  /// What a trace line names of a request, which an attempt keeps (its request may complete
+  /// first).
+  struct TracedRequest {
+    const RequestSource* source;
+    std::uint32_t client;
+    Instant arrived;
+  };
   /// The value last set on a learned-state series (interval, pause), stamped with now, which
   /// never goes back. A notification carries a host's or group's whole state, and its learned
   /// part rarely changes: a repeat changes nothing in such a series (it keeps no peaks), so it is
@@ -176,12 +186,9 @@ class Recorder final : public EngineObserver {
     std::uint64_t engine_id;  ///< its id in its client's engine
     std::uint64_t tag;
     int number;
+    std::uint32_t host;  ///< request.source->host, at hand (this is read at every settle)
     SentAt sent;
-    std::uint32_t client;
-    std::uint32_t host;
-    const std::string* query_name;
-    const std::string* path;
-    Instant arrived;
+    TracedRequest request;
     /// The strategy's handler, kept here so the callback given to the inner transport holds
     /// only {this, id} (std::function stores that without allocating).
     Transport::SettledHandler handler;
@@ -225,12 +232,10 @@ class Recorder final : public EngineObserver {
   std::optional<OpenAttempt> close_attempt(std::uint64_t world_id);
   /// One attempt to the trace and the attempt sink; `sent` is nullopt for a request that never
   /// started.
-  void trace_line(std::uint64_t tag, const RequestRecord& request, int number,
+  void trace_line(std::uint64_t tag, const TracedRequest& request, int number,
                   std::optional<SentAt> sent, Instant settled, const AttemptResult* r,
                   std::optional<Duration> retry_after, std::string_view outcome);
   void settled(std::uint64_t world_id, AttemptResult&& result);
-  /// What a trace line needs of an attempt's request, from the attempt itself.
-  static RequestRecord request_of(const OpenAttempt& a);
 
   Clock& clock_;
   std::deque<Port> ports_;  // a deque keeps each port where strategies point at it
@@ -242,6 +247,10 @@ class Recorder final : public EngineObserver {
   RunWatcher* watcher_ = nullptr;
   std::unique_ptr<RequestBook> own_book_;  // when none was given
   RequestBook& requests_;                  // open requests by tag
+  /// The sources of requests issued by their parts (the overload for a request or two).
+  std::map<std::tuple<std::uint32_t, std::uint32_t, const std::string*, const std::string*>,
+           RequestSource>
+      sources_;
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0, succeeded_ = 0, gave_up_ = 0, failed_ = 0, aborted_ = 0,
                 retries_ = 0;

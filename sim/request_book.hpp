@@ -2,10 +2,10 @@
 // One record per request, by its tag, shared by the recorder and the invariant checker. Each of
 // them read its own record of a request at each step, from a table of its own: in a deep backlog
 // the two records of a request were two cache misses at its start, long after it was issued.
-// Here the two parts sit side by side in one 128-byte slot (two cache lines that the processor
-// fetches as a pair), so the part the checker reads right after the recorder's is already in
-// cache. Each part is live from its layer's `issued` until its layer is done with the request;
-// the record is freed when neither part is live.
+// Here both parts sit in one 64-byte slot, one cache line: what a request's entry in the scenario
+// fixes (its query, host, path, client; the limits the checker holds it to) is found once per
+// entry and pointed at, not copied into each request. Each part is live from its layer's `issued`
+// until its layer is done with the request; the record is freed when neither part is live.
 
 #include <cstdint>
 #include <optional>
@@ -17,73 +17,64 @@
 namespace pacing::sim {
 
 namespace checks {
-struct Limits;
-struct ClientChecks;
-struct HostCount;
+class Route;
 }  // namespace checks
 
-/// What the recorder keeps of a request from its issue to its completion.
-struct RecordedRequest {
+/// Where a request comes from, as the recorder writes it: the same for every request of one
+/// request entry of the scenario (kept by the workload, for every client's copy of the entry).
+struct RequestSource {
   std::uint32_t query = 0;
-  std::uint32_t client = 0;
-  std::uint32_t host = 0;
-  bool live = false;  ///< issued and not completed
+  std::uint32_t host = 0;  ///< the recorder's index of the host
   const std::string* query_name = nullptr;
   const std::string* path = nullptr;
-  Instant arrived{};
-  int attempts = 0;
-  std::uint64_t strategy_id = 0;  ///< the workload's (Recorder::set_strategy_id)
 };
 
-/// What the invariant checker keeps of a request until it completed and no attempt of it is open.
-struct CheckedRequest {
+/// A request's record. The recorder's part: `source`, `client`, `strategy_id`, `attempts`,
+/// `recorded`; the checker's: `route`, `sent`, `checked`, `completed`, `aborted`; `arrived` is
+/// both's (the instant the workload issued it, which each writes when told of the issue).
+struct RequestRecord {
   static constexpr Instant kNever = Instant::min();
-  const checks::Limits* limits = nullptr;
-  checks::ClientChecks* client = nullptr;
-  checks::HostCount* host = nullptr;
   Instant arrived{};
-  Instant sent = kNever;     ///< the open attempt's start
-  Instant aborted = kNever;  ///< when the workload aborted it
-  std::uint32_t query = 0;   ///< an index into the scenario's queries (a file holds < 2^32)
-  bool completed = false;    ///< completed while an attempt was still open
-  bool live = false;         ///< issued, and not forgotten yet
+  const RequestSource* source = nullptr;
+  std::uint64_t strategy_id = 0;  ///< the workload's (Recorder::set_strategy_id)
+  const checks::Route* route = nullptr;
+  Instant sent = kNever;  ///< the open attempt's start
+  std::uint32_t client = 0;
+  std::uint32_t attempts = 0;
+  bool recorded = false;   ///< the recorder's part is live: issued and not completed
+  bool checked = false;    ///< the checker's part is live: issued, and not forgotten yet
+  bool completed = false;  ///< (checker) completed while an attempt was still open
+  bool aborted = false;    ///< (checker) the workload aborted it
 };
 
 class RequestBook {
  public:
-  struct Entry {
-    RecordedRequest recorded;
-    CheckedRequest checked;
-    /// Makes a slot of the map (an entry and its flag) 128 bytes: slots then never straddle a
-    /// pair of cache lines (a large chunk of slots is aligned to a huge page).
-    std::uint64_t unused_ = 0;
-  };
-
   /// The record of `tag`, or nullptr.
-  Entry* find(std::uint64_t tag) { return entries_.find(tag); }
-  const Entry* find(std::uint64_t tag) const { return entries_.find(tag); }
+  RequestRecord* find(std::uint64_t tag) { return records_.find(tag); }
+  const RequestRecord* find(std::uint64_t tag) const { return records_.find(tag); }
   /// The record of `tag`, made (with no part live) when it has none.
-  Entry& at(std::uint64_t tag) { return *entries_.try_emplace(tag).first; }
+  RequestRecord& at(std::uint64_t tag) { return *records_.try_emplace(tag).first; }
   /// Frees the record of `tag` once neither of its parts is live.
   void release(std::uint64_t tag) {
-    const Entry* e = entries_.find(tag);
-    if (e && !e->recorded.live && !e->checked.live) entries_.erase(tag);
+    const RequestRecord* r = records_.find(tag);
+    if (r && !r->recorded && !r->checked) records_.erase(tag);
   }
   /// Records held (a request's, until both parts are done with it).
-  std::size_t size() const { return entries_.size(); }
-  /// Calls `fn(tag, entry)` for every record, in no particular order (do not add or release).
+  std::size_t size() const { return records_.size(); }
+  /// Calls `fn(tag, record)` for every record, in no particular order (do not add or release).
   template <typename Fn>
   void for_each(Fn&& fn) const {
-    entries_.for_each(std::forward<Fn>(fn));
+    records_.for_each(std::forward<Fn>(fn));
   }
 
  private:
-  SequentialIdMap<Entry> entries_;
+  SequentialIdMap<RequestRecord> records_;
 };
 
-// A slot of the map (the entry and its flag) is two cache lines: no padding beyond them.
+// A slot of the map (a record and its flag) is one cache line (a large chunk of slots is aligned
+// to a huge page, so no slot straddles two).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(std::optional<RequestBook::Entry>) == 128, "a record in two cache lines");
+static_assert(sizeof(std::optional<RequestRecord>) == 64, "a request's record in one cache line");
 #endif
 
 }  // namespace pacing::sim

@@ -54,7 +54,7 @@ Workload::Workload(World& world, const Scenario& scenario,
       // Valid: the loader checked it.
       auto url = std::make_shared<const UrlParts>(*parse_url("https://" + e.host + e.path));
       by_population[query.population].push_back(static_cast<std::uint32_t>(entries_.size()));
-      entries_.push_back(Entry{q, &e, std::move(url), query.start + e.at});
+      entries_.push_back(Entry{q, &e, std::move(url), query.start + e.at, false, RequestSource{}});
     }
   }
   std::size_t cursors = 0;
@@ -90,7 +90,8 @@ void Workload::issue_next(std::size_t c) {
   const RequestEntry& spec = *entry.spec;
   const QuerySpec& query = scenario_.queries[entry.query];
   if (!entry.resolved) {
-    entry.host = recorder_.host_index(spec.host);
+    entry.source = {static_cast<std::uint32_t>(entry.query), recorder_.host_index(spec.host),
+                    &query.name, &spec.path};
     entry.resolved = true;
   }
   if (!cur.resolved) {
@@ -107,8 +108,7 @@ void Workload::issue_next(std::size_t c) {
     if (query.address != kDefaultClientAddress) {
       request.headers.emplace_back("X-Client-Address", query.address);
     }
-    const std::uint64_t tag = recorder_.issued(static_cast<std::uint32_t>(entry.query), query.name,
-                                               entry.host, spec.path, cur.client);
+    const std::uint64_t tag = recorder_.issued(entry.source, cur.client);
     checker_.issued(tag, cur.route, clock_.now());
     if ((tag & 0xffff) == 0xffff) memory_.check(tag + 1);
     request.tag = tag;

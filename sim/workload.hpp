@@ -61,17 +61,17 @@ class Workload {
     const RequestEntry* spec = nullptr;
     std::shared_ptr<const UrlParts> url;  ///< parsed once, shared by all of its requests
     Duration offset{0};                   ///< its first request, from its client's start
-    bool resolved = false;                ///< `host` found (at its first request)
-    std::uint32_t host = 0;               ///< the recorder's index of its host
+    bool resolved = false;                ///< `source` found (at its first request)
+    RequestSource source;                 ///< its requests' records point at it
   };
   /// One client's copy of one entry: a crowd has one per client and entry, so it stays small.
   struct Cursor {
     std::uint32_t client = 0;
     std::uint32_t entry = 0;  ///< in entries_
     std::int64_t issued = 0;
-    InvariantChecker::Route route;
-    bool resolved = false;  ///< `route` found (at its first request)
-    bool done = false;      ///< everything issued, or its query aborted
+    InvariantChecker::Route route;  ///< its requests' records point at it
+    bool resolved = false;          ///< `route` found (at its first request)
+    bool done = false;              ///< everything issued, or its query aborted
     Duration start(const Workload& w) const {
       return w.identities_[client].start + w.entries_[entry].offset;
     }
