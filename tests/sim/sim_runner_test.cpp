@@ -236,14 +236,33 @@ TEST(Expectations, MinMaxEqualsAndStrategyFilter) {
   EXPECT_EQ(failed[1], "/hosts/none/starts: not in the result");
 }
 
-// The recorder and the checker keep their records of a request in one book. A request completed
-// while its attempt is open is done for the recorder but not for the checker, which still has the
-// attempt to settle: the shared record stays until both are done with it, then goes.
-TEST(Invariants, ASharedRecordStaysUntilTheRecorderAndTheCheckerAreBothDoneWithIt) {
+// A recorder and a checker sharing one book, as a run has them, for one client of a scenario
+// with one host, a.org.
+struct SharedBookRun {
   Scenario s = scenario(R"({
     "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
     "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]
   })");
+  Scheduler clock;
+  RequestBook book;
+  Recorder recorder{clock, nullptr, false, nullptr, &book};
+  InvariantChecker checker{s, &book};
+
+  SharedBookRun() {
+    recorder.set_watcher(&checker);
+    checker.add_client(&s.client.engine);
+  }
+  /// A request to a.org as the recorder sees it issued (the checker is told by the caller).
+  std::uint64_t issue() { return recorder.issued(0, kQuery, recorder.host_index("a.org"), kPath); }
+  static inline const std::string kQuery = "q", kPath = "/";
+};
+
+// The recorder and the checker keep their records of a request in one book. A request completed
+// while its attempt is open is done for the recorder but not for the checker, which still has the
+// attempt to settle: the shared record stays until both are done with it, then goes.
+TEST(Invariants, ASharedRecordStaysUntilTheRecorderAndTheCheckerAreBothDoneWithIt) {
+  SharedBookRun run;
+  auto& [s, clock, book, recorder, checker] = run;
   // Holds each attempt's handler until the test answers it.
   struct HeldTransport final : Transport {
     std::vector<SettledHandler> held;
@@ -251,15 +270,8 @@ TEST(Invariants, ASharedRecordStaysUntilTheRecorderAndTheCheckerAreBothDoneWithI
       held.push_back(std::move(on_settled));
     }
   } world;
-  Scheduler clock;
-  RequestBook book;
-  Recorder recorder(clock, nullptr, false, nullptr, &book);
-  InvariantChecker checker(s, &book);
-  recorder.set_watcher(&checker);
-  checker.add_client(&s.client.engine);
   Transport& port = recorder.add_client(world);
-  const std::string query = "q", path = "/";
-  const std::uint64_t tag = recorder.issued(0, query, recorder.host_index("a.org"), path);
+  const std::uint64_t tag = run.issue();
   checker.issued(tag, 0, "a.org", clock.now());
   EXPECT_EQ(book.size(), 1u);
 
@@ -281,21 +293,11 @@ TEST(Invariants, ASharedRecordStaysUntilTheRecorderAndTheCheckerAreBothDoneWithI
 // With a shared book, a request the recorder holds open but the checker never saw (or the other
 // way round) is a fault of the lab's own bookkeeping, reported at the end.
 TEST(Invariants, TheRecorderAndTheCheckerMustHoldTheSameRequestsOpen) {
-  Scenario s = scenario(R"({
-    "name": "x", "servers": {"a.org": {"model": "sequence", "responses": [{"status": 200}]}},
-    "queries": [{"name": "q", "requests": [{"host": "a.org", "count": 1}]}]
-  })");
-  Scheduler clock;
-  RequestBook book;
-  Recorder recorder(clock, nullptr, false, nullptr, &book);
-  InvariantChecker checker(s, &book);
-  recorder.set_watcher(&checker);
-  checker.add_client(&s.client.engine);
-  const std::string query = "q", path = "/";
-  const std::uint32_t host = recorder.host_index("a.org");
-  const std::uint64_t seen_by_both = recorder.issued(0, query, host, path);
+  SharedBookRun run;
+  auto& [s, clock, book, recorder, checker] = run;
+  const std::uint64_t seen_by_both = run.issue();
   checker.issued(seen_by_both, 0, "a.org", clock.now());
-  const std::uint64_t recorded_only = recorder.issued(0, query, host, path);
+  const std::uint64_t recorded_only = run.issue();
   recorder.completed(seen_by_both, Completion{});
   const Json result = {{"hosts", {{"a.org", {{"starts", 0}, {"max_in_flight", 0}}}}}};
   const std::vector<std::string> v = checker.finish(result, 0);
