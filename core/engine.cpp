@@ -62,7 +62,7 @@ Engine::~Engine() {
   if (!impl_) return;  // never given a request: nothing scheduled, nothing sent
   if (impl_->timer_armed) impl_->clock.cancel(impl_->timer);
   impl_->requests.for_each([this](OpenRequest& p) {
-    if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer);
+    if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer());
   });
   impl_->attempts.for_each([this](std::uint64_t aid, RequestId) { impl_->transport.abandon(aid); });
 }

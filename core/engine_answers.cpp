@@ -100,7 +100,7 @@ Engine::Impl::DeferredCompletion Engine::Impl::conclude(OpenRequest& p, Queue& q
       p.state = RequestState::delayed;
       std::weak_ptr<Impl> weak = self;
       RequestId id = p.id;
-      p.timer = clock.schedule(now + ctx.retry_delay_fallback, [weak, id] {
+      p.attempt_or_timer = clock.schedule(now + ctx.retry_delay_fallback, [weak, id] {
         if (auto s = weak.lock()) s->requeue(id);
       });
     }

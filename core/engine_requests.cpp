@@ -51,12 +51,12 @@ Engine::Impl::DeferredCompletion Engine::Impl::withdraw(RequestId id) {
       break;
     }
     case RequestState::delayed:
-      clock.cancel(p.timer);
+      clock.cancel(p.timer());
       break;
     case RequestState::in_flight:
-      attempts.erase(p.attempt_id);
+      attempts.erase(p.attempt_id());
       if (p.handed_to_transport) {
-        transport.abandon(p.attempt_id);
+        transport.abandon(p.attempt_id());
       } else {
         --p.attempts;  // started in this pump but never sent
       }
@@ -74,7 +74,7 @@ void Engine::Impl::fail_later(OpenRequest& p, std::string error) {
   p.state = RequestState::delayed;
   std::weak_ptr<Impl> weak = self;
   RequestId id = p.id;
-  p.timer = clock.schedule(clock.now(), [weak, id, error = std::move(error)] {
+  p.attempt_or_timer = clock.schedule(clock.now(), [weak, id, error = std::move(error)] {
     auto s = weak.lock();
     if (!s) return;
     OpenRequest* p = s->requests.find(id);

@@ -274,11 +274,11 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   }
   p.state = RequestState::in_flight;
   ++p.attempts;
-  p.attempt_id = ++next_attempt;
+  p.attempt_or_timer = ++next_attempt;
   p.started_at = now;
   p.handed_to_transport = false;
-  attempts.try_emplace(p.attempt_id, p.id);
-  outbox.push_back(p.attempt_id);
+  attempts.try_emplace(p.attempt_id(), p.id);
+  outbox.push_back(p.attempt_id());
   place_ready(q);
   notify_all(q);
   return true;

@@ -164,12 +164,17 @@ struct OpenRequest {
   std::uint64_t epoch_of(std::size_t constraint) const {
     return constraint == 0 ? host_epoch : group_epochs[constraint - 1];
   }
-  std::uint64_t attempt_id = 0;
   Instant started_at{};  ///< when the current attempt left its queue
-  Clock::TimerId timer = 0;
+  /// In flight: its attempt's id. Delayed: the timer that ends the delay. A request is never both,
+  /// so one word serves (it keeps the record at 256 bytes, four cache lines).
+  std::uint64_t attempt_or_timer = 0;
+  std::uint64_t attempt_id() const { return attempt_or_timer; }
+  Clock::TimerId timer() const { return attempt_or_timer; }
 };
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(OpenRequest) == 264, "a field added or reordered: place it where padding was");
+// Four cache lines, which the engine's pool aligns its slots to (SequentialIdMap): one more byte
+// and each request's record spans five.
+static_assert(sizeof(OpenRequest) == 256, "a field added or reordered: place it where padding was");
 #endif
 
 /// The requests not completed yet, by id. Each stays where it was made until it completes (queues

@@ -11,11 +11,13 @@
 // ids, new ones go to the hash table too (an engine of a crowd holds a request or two: a page would
 // be most of its memory). References to values are valid until the value is erased.
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <memory>
-#include <optional>
+#include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,7 +32,7 @@ class SequentialIdMap {
   /// The value of `id`, or nullptr.
   Value* find(std::uint64_t id) {
     const std::uint32_t slot = slot_of(id);
-    return slot == kNone ? nullptr : &*pool_.at(slot);
+    return slot == kNone ? nullptr : &pool_.at(slot);
   }
   const Value* find(std::uint64_t id) const { return const_cast<SequentialIdMap*>(this)->find(id); }
   bool contains(std::uint64_t id) const { return find(id) != nullptr; }
@@ -53,13 +55,11 @@ class SequentialIdMap {
         slot = &page->slots[id & kMask];
       }
     }
-    if (*slot != kNone) return {&*pool_.at(*slot), false};
-    *slot = pool_.take();
-    std::optional<Value>& value = pool_.at(*slot);
-    value.emplace(std::forward<Args>(args)...);
+    if (*slot != kNone) return {&pool_.at(*slot), false};
+    *slot = pool_.take(std::forward<Args>(args)...);
     if (page) ++page->held;
     ++size_;
-    return {&*value, true};
+    return {&pool_.at(*slot), true};
   }
 
   /// Removes `id`; returns whether it was there.
@@ -96,10 +96,10 @@ class SequentialIdMap {
       const std::uint64_t base = (first_page_ + p) << kPageBits;
       for (std::uint64_t i = 0; i < kPageSize; ++i) {
         if (const std::uint32_t slot = pages_[p]->slots[i]; slot != kNone)
-          fn(base + i, *pool_.at(slot));
+          fn(base + i, pool_.at(slot));
       }
     }
-    hashed_.for_each([&](std::uint64_t id, std::uint32_t slot) { fn(id, *pool_.at(slot)); });
+    hashed_.for_each([&](std::uint64_t id, std::uint32_t slot) { fn(id, pool_.at(slot)); });
   }
   template <typename Fn>
   void for_each(Fn&& fn) const {
@@ -127,36 +127,99 @@ class SequentialIdMap {
   static constexpr std::uint32_t kNone = 0;
 
   /// Values in slots numbered 1, 2, ...: chunk c holds slots [2^c, 2^(c+1)), so that the pool
-  /// grows by doubling without moving a value, and a map holding one value has one slot.
+  /// grows by doubling without moving a value, and a map holding one value has one slot. A slot is
+  /// the value's bytes and nothing else (whether it is live is known from the pages and the free
+  /// list), and a value whose size is a multiple of a cache line gets slots aligned to one: a
+  /// 256-byte value then spans four lines, where at any 8-byte offset it spans five, most of the
+  /// time (a request's record is touched whole at its start and its end, long after it was last
+  /// in cache).
   class Pool {
    public:
-    std::optional<Value>& at(std::uint32_t slot) {
-      const int chunk = std::bit_width(slot) - 1;
-      return chunks_[static_cast<std::size_t>(chunk)][slot - (std::uint32_t{1} << chunk)];
+    Pool() = default;
+    Pool(Pool&& other) noexcept
+        : chunks_(std::move(other.chunks_)),
+          free_(std::move(other.free_)),
+          used_(std::exchange(other.used_, 0)) {
+      other.chunks_.clear();
+      other.free_.clear();
     }
-    /// A free slot (empty), the last one given back first.
-    std::uint32_t take() {
+    Pool& operator=(Pool&& other) noexcept {
+      if (this != &other) {
+        destroy_all();
+        chunks_ = std::move(other.chunks_);
+        free_ = std::move(other.free_);
+        used_ = std::exchange(other.used_, 0);
+        other.chunks_.clear();
+        other.free_.clear();
+      }
+      return *this;
+    }
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+    ~Pool() { destroy_all(); }
+
+    /// The live value in `slot`.
+    Value& at(std::uint32_t slot) { return *std::launder(reinterpret_cast<Value*>(bytes(slot))); }
+    /// A free slot holding a value made from `args`, the last one given back first.
+    template <typename... Args>
+    std::uint32_t take(Args&&... args) {
+      std::uint32_t slot = 0;
       if (!free_.empty()) {
-        const std::uint32_t slot = free_.back();
-        free_.pop_back();
+        slot = free_.back();
+        ::new (bytes(slot)) Value(std::forward<Args>(args)...);
+        free_.pop_back();  // after the value is made: a throw leaves the slot free
         return slot;
       }
-      const std::uint32_t slot = ++used_;
+      slot = used_ + 1;
       if (std::has_single_bit(slot)) chunks_.emplace_back().reserve(slot);
-      // Made as they are first taken, not with their chunk: a chunk's memory is touched (and paid
-      // for) only as far as the pool has grown into it.
+      // Slots are added as they are first taken, not with their chunk: a chunk's memory is
+      // touched (and paid for) only as far as the pool has grown into it.
       chunks_.back().emplace_back();
+      try {
+        ::new (bytes(slot)) Value(std::forward<Args>(args)...);
+      } catch (...) {
+        chunks_.back().pop_back();
+        if (chunks_.back().empty()) chunks_.pop_back();
+        throw;
+      }
+      used_ = slot;
       return slot;
     }
     /// Destroys the value in `slot` and frees the slot.
     void give_back(std::uint32_t slot) {
-      at(slot).reset();
-      free_.push_back(slot);
+      free_.push_back(slot);  // first: if it throws, the value is still there and live
+      at(slot).~Value();
     }
 
    private:
+    static constexpr std::size_t kLine = 64;
+    static constexpr std::size_t kSlotAlign =
+        sizeof(Value) % kLine == 0 ? std::max(kLine, alignof(Value)) : alignof(Value);
+    struct alignas(kSlotAlign) Slot {
+      unsigned char bytes[sizeof(Value)];
+    };
+    static_assert(sizeof(Slot) == sizeof(Value), "a slot is its value's bytes");
+
+    unsigned char* bytes(std::uint32_t slot) {
+      const int chunk = std::bit_width(slot) - 1;
+      return chunks_[static_cast<std::size_t>(chunk)][slot - (std::uint32_t{1} << chunk)].bytes;
+    }
+    /// Destroys the live values: slots 1..used_ but the free ones.
+    void destroy_all() noexcept {
+      if constexpr (!std::is_trivially_destructible_v<Value>) {
+        std::vector<bool> free(std::size_t{used_} + 1);
+        for (const std::uint32_t slot : free_) free[slot] = true;
+        for (std::uint32_t slot = 1; slot <= used_; ++slot) {
+          if (!free[slot]) at(slot).~Value();
+        }
+      }
+      chunks_.clear();
+      free_.clear();
+      used_ = 0;
+    }
+
     // Chunk k holds up to 2^k slots, reserved when the first of them is taken: they never move.
-    using Chunk = std::vector<std::optional<Value>, HugePageAllocator<std::optional<Value>>>;
+    using Chunk = std::vector<Slot, HugePageAllocator<Slot>>;
     std::vector<Chunk> chunks_;
     std::vector<std::uint32_t> free_;
     std::uint32_t used_ = 0;  // slots 1..used_ have been handed out

@@ -8,7 +8,6 @@
 // until its layer is done with the request; the record is freed when neither part is live.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "core/sequential_id_map.hpp"
@@ -32,7 +31,7 @@ struct RequestSource {
 /// A request's record. The recorder's part: `source`, `client`, `strategy_id`, `attempts`,
 /// `recorded`; the checker's: `route`, `sent`, `checked`, `completed`, `aborted`; `arrived` is
 /// both's (the instant the workload issued it, which each writes when told of the issue).
-struct RequestRecord {
+struct alignas(64) RequestRecord {  // one cache line (see below)
   static constexpr Instant kNever = Instant::min();
   Instant arrived{};
   const RequestSource* source = nullptr;
@@ -71,10 +70,9 @@ class RequestBook {
   SequentialIdMap<RequestRecord> records_;
 };
 
-// A slot of the map (a record and its flag) is one cache line (a large chunk of slots is aligned
-// to a huge page, so no slot straddles two).
+// A record is one cache line, and the map aligns its slots to one (SequentialIdMap).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(std::optional<RequestRecord>) == 64, "a request's record in one cache line");
+static_assert(sizeof(RequestRecord) == 64, "a request's record in one cache line");
 #endif
 
 }  // namespace pacing::sim

@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "core/id_map.hpp"
@@ -135,6 +136,71 @@ TEST(SequentialIdMap, AFreedSlotIsTheNextOneTaken) {
     ASSERT_TRUE(slots.contains(map.try_emplace(id, id).first)) << id;
   }
   EXPECT_EQ(map.size(), 1'000u);
+}
+
+/// Counts the values alive, so that a test sees each made value destroyed exactly once.
+struct Counted {
+  explicit Counted(int* alive, bool fail = false) : alive_(alive) {
+    if (fail) throw std::runtime_error("constructor failed");
+    ++*alive_;
+  }
+  Counted(const Counted&) = delete;
+  Counted& operator=(const Counted&) = delete;
+  ~Counted() { --*alive_; }
+  int* alive_;
+};
+
+TEST(SequentialIdMap, EachValueIsDestroyedOnceByEraseOrByTheMap) {
+  // Slots are raw bytes: the map must destroy what it erased, what it still holds when it goes,
+  // and nothing twice (a freed slot is not live), also after a move.
+  int alive = 0;
+  {
+    SequentialIdMap<Counted> map;
+    for (std::uint64_t id = 0; id < 3'000; ++id) map.try_emplace(id, &alive);
+    for (std::uint64_t id = 0; id < 3'000; id += 3) map.erase(id);
+    EXPECT_EQ(alive, 2'000);
+    map.try_emplace(9'000'000, &alive);  // far off the pages: held in the hash table
+    EXPECT_EQ(alive, 2'001);
+    SequentialIdMap<Counted> moved = std::move(map);
+    EXPECT_EQ(alive, 2'001);
+    SequentialIdMap<Counted> assigned;
+    assigned.try_emplace(1, &alive);
+    assigned = std::move(moved);  // destroys the one it held
+    EXPECT_EQ(alive, 2'001);
+    EXPECT_EQ(assigned.size(), 2'001u);
+  }
+  EXPECT_EQ(alive, 0);
+}
+
+TEST(SequentialIdMap, AThrowingConstructorLeavesTheMapAsItWas) {
+  int alive = 0;
+  SequentialIdMap<Counted> map;
+  map.try_emplace(0, &alive);
+  map.try_emplace(1, &alive);
+  map.erase(0);  // a free slot: the next value is made in it
+  EXPECT_THROW(map.try_emplace(2, &alive, true), std::runtime_error);
+  EXPECT_THROW(map.try_emplace(3, &alive, true), std::runtime_error);
+  map.try_emplace(4, &alive);                                          // takes the freed slot
+  EXPECT_THROW(map.try_emplace(5, &alive, true), std::runtime_error);  // a new slot: none free
+  EXPECT_EQ(map.size(), 2u);
+  EXPECT_FALSE(map.contains(2));
+  EXPECT_FALSE(map.contains(5));
+  EXPECT_EQ(alive, 2);
+  map.try_emplace(6, &alive);
+  EXPECT_EQ(alive, 3);
+}
+
+TEST(SequentialIdMap, AValueOfWholeCacheLinesStartsOnALine) {
+  // A 256-byte record at any 8-byte offset spans five lines most of the time; aligned, four.
+  struct FourLines {
+    std::uint64_t words[32];
+  };
+  static_assert(sizeof(FourLines) == 256 && alignof(FourLines) == 8);
+  SequentialIdMap<FourLines> map;
+  for (std::uint64_t id = 0; id < 5'000; ++id) {
+    const auto address = reinterpret_cast<std::uintptr_t>(map.try_emplace(id).first);
+    ASSERT_EQ(address % 64, 0u) << "id " << id;
+  }
 }
 
 }  // namespace
