@@ -30,9 +30,8 @@ struct Connection {
 
 /// The request line and header block must not smuggle a second request onto the connection.
 std::optional<std::string> invalid_request(const Attempt& attempt) {
-  const Request& r = *attempt.request_data;
-  if (!is_token(r.method)) return "invalid method";
-  for (const auto& [name, value] : r.headers) {
+  if (!is_token(attempt.method)) return "invalid method";
+  for (const auto& [name, value] : *attempt.headers) {
     if (!is_token(name) || !is_field_value(value)) return "invalid header field " + name;
   }
   if (!is_field_value(attempt.user_agent)) return "invalid header field User-Agent";
@@ -99,12 +98,11 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
 
   /// Builds the request (the attempt's data is valid during send() only; it was checked).
   void build(const Attempt& attempt, const Headers& identity) {
-    const Request& r = *attempt.request_data;
-    request_.method_string(r.method);
+    request_.method_string(beast::string_view(attempt.method.data(), attempt.method.size()));
     request_.target(std::string(attempt.target));
     request_.version(11);
     request_.set(http::field::host, authority_);
-    for (const auto& [name, value] : r.headers) request_.insert(name, value);
+    for (const auto& [name, value] : *attempt.headers) request_.insert(name, value);
     for (const auto& [name, value] : identity) request_.insert(name, value);
     if (!attempt.user_agent.empty()) {
       request_.set(http::field::user_agent,

@@ -83,19 +83,25 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   // The engine's User-Agent goes with each attempt (Attempt::user_agent), not into the request:
   // a request is not copied to name it.
   p.adds_user_agent = !s.settings.browser && !find_header(request.headers, "User-Agent");
-  p.request = std::move(request);
+  p.tag = request.tag;
+  p.one_shot_body = request.one_shot_body;
+  if (request.method != "GET" || !request.headers.empty()) {
+    p.extras = std::make_unique<const RequestExtras>(
+        RequestExtras{std::move(request.method), std::move(request.headers)});
+  }
 
   // The URL, parsed once: the caller's parse when it gave one (the simulator shares one per
-  // request entry), else parsed here and kept in the request.
-  if (!p.request.parsed_url) {
-    if (auto parts = parse_url(p.request.url))
-      p.request.parsed_url = std::make_shared<const UrlParts>(std::move(*parts));
+  // request entry), else parsed here.
+  p.url = std::move(request.parsed_url);
+  if (!p.url) {
+    if (auto parts = parse_url(request.url)) {
+      p.url = std::make_shared<const UrlParts>(std::move(*parts));
+    } else {
+      s.fail_later(p, "not an absolute URL with a host: " + request.url);
+      return p.id;
+    }
   }
-  if (!p.request.parsed_url) {
-    s.fail_later(p, "not an absolute URL with a host: " + p.request.url);
-    return p.id;
-  }
-  auto queue = s.queue_for(*p.request.parsed_url, p.context);
+  auto queue = s.queue_for(*p.url, p.context);
   if (auto* err = std::get_if<std::string>(&queue)) {
     s.fail_later(p, "invalid limits: " + *err);
     return p.id;

@@ -78,7 +78,7 @@ Engine::Impl::DeferredCompletion Engine::Impl::conclude(OpenRequest& p, Queue& q
   const RequestContext& ctx = *p.context;
   const int attempt = p.attempts;
   const bool can_retry =
-      !p.request.one_shot_body && p.retries < ctx.retry_count.value_or(settings.retry_count);
+      !p.one_shot_body && p.retries < ctx.retry_count.value_or(settings.retry_count);
   const bool waits_too_long = v.refusal && v.retry_after && ctx.retry_delay_limit &&
                               *v.retry_after > *ctx.retry_delay_limit;
   if (p.abort_requested) {

@@ -312,8 +312,8 @@ void Engine::Impl::flush_outbox() {
     const RequestId* request = attempts.find(aid);
     if (!request) continue;  // aborted before it could be sent
     OpenRequest& p = *requests.find(*request);
-    const Attempt attempt(aid, p.id, p.attempts, p.request, p.request.parsed_url->authority,
-                          p.request.parsed_url->target, p.started_at,
+    const Attempt attempt(aid, p.id, p.attempts, p.method(), p.headers(), p.tag, p.url->authority,
+                          p.url->target, p.started_at,
                           p.adds_user_agent ? std::string_view(settings.user_agent) : "");
     p.handed_to_transport = true;
     // Two words, which std::function keeps without allocating. `this` outlives the call: the

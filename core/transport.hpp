@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 
 #include "core/http.hpp"
 #include "core/time.hpp"
@@ -10,32 +11,44 @@
 namespace pacing {
 
 /// One attempt of a request, as a strategy hands it to a transport. Every field is given at
-/// construction, the start instant included, so no strategy can send an attempt unstamped.
+/// construction, the start instant included, so no strategy can send an attempt unstamped. The
+/// views point into the strategy's record of the request and are valid during send() only.
 struct Attempt {
+  /// From the request as the caller gave it.
   Attempt(std::uint64_t id, std::uint64_t request, int number, const Request& data,
           std::string_view authority, std::string_view target, Instant started_at,
           std::string_view user_agent = {})
+      : Attempt(id, request, number, data.method, data.headers, data.tag, authority, target,
+                started_at, user_agent) {}
+  /// From the parts a strategy keeps of the request (the core keeps no whole Request).
+  Attempt(std::uint64_t id, std::uint64_t request, int number, std::string_view method,
+          const Headers& headers, std::uint64_t tag, std::string_view authority,
+          std::string_view target, Instant started_at, std::string_view user_agent = {})
       : id(id),
         request(request),
         number(number),
-        request_data(&data),
+        method(method),
+        headers(&headers),
+        tag(tag),
         authority(authority),
         target(target),
         started_at(started_at),
         user_agent(user_agent) {}
 
-  std::uint64_t id = 0;                   ///< unique per engine
-  std::uint64_t request = 0;              ///< the engine's request id
-  int number = 1;                         ///< 1 for the first attempt, 2 for the first retry, ...
-  const Request* request_data = nullptr;  ///< valid during send() only
-  std::string_view authority;             ///< host[:port] of the URL
-  std::string_view target;                ///< path and query of the URL
+  std::uint64_t id = 0;             ///< unique per engine
+  std::uint64_t request = 0;        ///< the engine's request id
+  int number = 1;                   ///< 1 for the first attempt, 2 for the first retry, ...
+  std::string_view method;          ///< the request's method, e.g. "GET"
+  const Headers* headers = nullptr; ///< the request's own header fields (never null)
+  std::uint64_t tag = 0;            ///< the request's Request::tag
+  std::string_view authority;       ///< host[:port] of the URL
+  std::string_view target;          ///< path and query of the URL
   /// The instant the attempt left its queue (its strategy let it start): its spacing and pauses
   /// count from here. On real time the transport is called a little later; record this, not a
   /// later now().
   Instant started_at{};
-  /// A User-Agent to send beside the request's own headers (valid during send() only): the
-  /// strategy's, when the request names none; empty when nothing is to be added.
+  /// A User-Agent to send beside the request's own headers: the strategy's, when the request
+  /// names none; empty when nothing is to be added.
   std::string_view user_agent;
 };
 

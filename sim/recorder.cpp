@@ -117,7 +117,7 @@ void Recorder::update_host_series(HostStats& h, std::optional<Instant> at) {
 }
 
 void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandler on_settled) {
-  const std::uint64_t tag = attempt.request_data->tag;
+  const std::uint64_t tag = attempt.tag;
   RequestRecord& r = *open_record(tag);
   ++r.attempts;
   HostStats& h = hosts_[r.source->host];

@@ -59,7 +59,7 @@ class ScriptedTransport final : public Transport {
 
   void send(const Attempt& a, SettledHandler on_settled) override {
     // The headers as they go on the wire: the request's own, and the strategy's User-Agent.
-    Headers headers = a.request_data->headers;
+    Headers headers = *a.headers;
     if (!a.user_agent.empty()) headers.emplace_back("User-Agent", std::string(a.user_agent));
     Sent s{a.id,
            a.request,
@@ -68,7 +68,7 @@ class ScriptedTransport final : public Transport {
            std::string(a.authority),
            std::string(a.target),
            std::move(headers),
-           a.request_data->tag};
+           a.tag};
     sent.push_back(s);
     held_[a.id] = on_settled;
     if (auto scripted = server_(s)) {

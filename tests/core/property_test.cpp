@@ -659,7 +659,7 @@ class PropertyRun {
 
   void on_send(const Attempt& a) {
     const Instant now = clock_.now();
-    const std::size_t tag = a.request_data->tag;
+    const std::size_t tag = a.tag;
     Record& rec = records_[tag];
     const Host& host = workload_.hosts[rec.host];
     if (rec.completions > 0) violation(tag, "sent after it completed");
