@@ -35,14 +35,14 @@ struct Attempt {
         started_at(started_at),
         user_agent(user_agent) {}
 
-  std::uint64_t id = 0;             ///< unique per engine
-  std::uint64_t request = 0;        ///< the engine's request id
-  int number = 1;                   ///< 1 for the first attempt, 2 for the first retry, ...
-  std::string_view method;          ///< the request's method, e.g. "GET"
-  const Headers* headers = nullptr; ///< the request's own header fields (never null)
-  std::uint64_t tag = 0;            ///< the request's Request::tag
-  std::string_view authority;       ///< host[:port] of the URL
-  std::string_view target;          ///< path and query of the URL
+  std::uint64_t id = 0;              ///< unique per engine
+  std::uint64_t request = 0;         ///< the engine's request id
+  int number = 1;                    ///< 1 for the first attempt, 2 for the first retry, ...
+  std::string_view method;           ///< the request's method, e.g. "GET"
+  const Headers* headers = nullptr;  ///< the request's own header fields (never null)
+  std::uint64_t tag = 0;             ///< the request's Request::tag
+  std::string_view authority;        ///< host[:port] of the URL
+  std::string_view target;           ///< path and query of the URL
   /// The instant the attempt left its queue (its strategy let it start): its spacing and pauses
   /// count from here. On real time the transport is called a little later; record this, not a
   /// later now().

@@ -57,8 +57,8 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
   InTransit& t = transit_[slot];
   t.host = server.host.get();
   t.attempt_id = id;
-  fill_model_request(t.request, attempt.method, attempt.target,
-                     *attempt.headers, link.headers_, address);
+  fill_model_request(t.request, attempt.method, attempt.target, *attempt.headers, link.headers_,
+                     address);
   clock_.schedule(now + open.one_way, [this, slot] { arrive(slot); });
 }
 

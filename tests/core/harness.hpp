@@ -51,6 +51,7 @@ class ScriptedTransport final : public Transport {
     std::string target;
     Headers headers;
     std::uint64_t tag;
+    std::string method;
   };
   using Server = std::function<std::optional<Scripted>(const Sent&)>;
 
@@ -68,7 +69,8 @@ class ScriptedTransport final : public Transport {
            std::string(a.authority),
            std::string(a.target),
            std::move(headers),
-           a.tag};
+           a.tag,
+           std::string(a.method)};
     sent.push_back(s);
     held_[a.id] = on_settled;
     if (auto scripted = server_(s)) {

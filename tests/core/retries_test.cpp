@@ -229,6 +229,36 @@ TEST_F(Retries, UserAgentKeptWhenNamed) {
   EXPECT_EQ(find_header(transport.sent.at(0).headers, "User-Agent"), "mine/1.0");
 }
 
+TEST_F(Retries, EveryAttemptCarriesItsRequestsMethodHeadersAndTag) {
+  // The engine keeps a GET without header fields in less room than other requests: both kinds
+  // must reach the transport whole, on the first attempt and on the retry.
+  settings.user_agent = "t/1";
+  server = [](const ScriptedTransport::Sent& s) {
+    return std::optional<Scripted>(Scripted{10ms, reply(s.number == 1 ? 429 : 200)});
+  };
+  Request post;
+  post.method = "POST";
+  post.headers = {{"Accept", "text/csv"}, {"X-Id", "7"}};
+  post.tag = 41;
+  Request plain;
+  plain.tag = 42;
+  get("https://a.org/post", context(), post);
+  get("https://b.org/plain", context(), plain);
+  clock.run();
+  ASSERT_EQ(transport.sent.size(), 4u);
+  for (const ScriptedTransport::Sent& s : transport.sent) {
+    if (s.target == "/post") {
+      EXPECT_EQ(s.method, "POST");
+      EXPECT_EQ(s.headers, (Headers{{"Accept", "text/csv"}, {"X-Id", "7"}, {"User-Agent", "t/1"}}));
+      EXPECT_EQ(s.tag, 41u);
+    } else {
+      EXPECT_EQ(s.method, "GET");
+      EXPECT_EQ(s.headers, (Headers{{"User-Agent", "t/1"}}));
+      EXPECT_EQ(s.tag, 42u);
+    }
+  }
+}
+
 TEST_F(Retries, BrowserModeSetsNoUserAgent) {
   settings.browser = true;
   get("https://a.org/x");
