@@ -85,10 +85,10 @@ Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestCo
   p.adds_user_agent = !s.settings.browser && !find_header(request.headers, "User-Agent");
   p.tag = request.tag;
   p.one_shot_body = request.one_shot_body;
-  if (request.method != "GET" || !request.headers.empty()) {
-    p.extras = std::make_unique<const RequestExtras>(
-        RequestExtras{std::move(request.method), std::move(request.headers)});
+  if (request.method != "GET") {
+    p.other_method = std::make_unique<const std::string>(std::move(request.method));
   }
+  p.headers = std::move(request.headers);
 
   // The URL, parsed once: the caller's parse when it gave one (the simulator shares one per
   // request entry), else parsed here.

@@ -312,7 +312,7 @@ void Engine::Impl::flush_outbox() {
     const RequestId* request = attempts.find(aid);
     if (!request) continue;  // aborted before it could be sent
     OpenRequest& p = *requests.find(*request);
-    const Attempt attempt(aid, p.id, p.attempts, p.method(), p.headers(), p.tag, p.url->authority,
+    const Attempt attempt(aid, p.id, p.attempts, p.method(), p.headers, p.tag, p.url->authority,
                           p.url->target, p.started_at,
                           p.adds_user_agent ? std::string_view(settings.user_agent) : "");
     p.handed_to_transport = true;

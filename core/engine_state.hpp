@@ -135,19 +135,14 @@ struct Queue {
 
 enum class RequestState : std::uint8_t { waiting, delayed, in_flight, settling };
 
-/// What a request carries besides its URL and tag when it is not the default: a method other than
-/// GET, or header fields.
-struct RequestExtras {
-  std::string method;
-  Headers headers;
-};
-
 /// A request the engine holds until it completes: waiting, delayed, in flight or settling.
-/// It keeps what its attempts need of the caller's Request, not the Request itself: the URL
-/// parsed, the tag, and the method and headers only when they are not the default (a Request is
-/// 120 bytes, mostly empty strings and vectors in a simulated request). The fields read when a
-/// request that waited long starts and is sent fill the first two of its three cache lines.
+/// It keeps what its attempts need of the caller's Request, not the Request itself (120 bytes,
+/// mostly empty strings in a simulated request): the URL parsed, the tag, the header fields, and
+/// the method only when it is not GET. Three cache lines: the fields read when a request that
+/// waited long starts and is sent fill the first two; the third holds what its answer and its
+/// completion read.
 struct alignas(64) OpenRequest {
+  // Line 0.
   Engine::RequestId id = 0;
   /// Its queue (null until it has one). A queue lives while it has members, and an
   /// unordered_map never moves its elements, so the pointer stays valid: no lookup per step.
@@ -161,12 +156,10 @@ struct alignas(64) OpenRequest {
   std::shared_ptr<const UrlParts> url;  ///< Request::parsed_url, or the engine's parse of its url
   std::uint64_t tag = 0;                ///< Request::tag
   int attempts = 0;
-  int retries = 0;
   RequestState state = RequestState::waiting;
-  bool one_shot_body = false;        ///< Request::one_shot_body: never retried
   bool adds_user_agent = false;      ///< its attempts carry the engine's User-Agent
   bool handed_to_transport = false;  ///< the current attempt left the outbox
-  bool abort_requested = false;      ///< abort() came while its answer was being handled
+  // Line 1.
   /// Each constraint entity's epoch when the attempt started: the host's here, its groups' in
   /// `group_epochs` (null, so no allocation, for a host in no group; else one per group of its
   /// queue, which a request never changes).
@@ -175,23 +168,24 @@ struct alignas(64) OpenRequest {
   std::uint64_t epoch_of(std::size_t constraint) const {
     return constraint == 0 ? host_epoch : group_epochs[constraint - 1];
   }
-  /// Null for a GET without header fields (no allocation for most requests).
-  std::unique_ptr<const RequestExtras> extras;
-  std::string_view method() const { return extras ? std::string_view(extras->method) : "GET"; }
-  const Headers& headers() const {
-    static const Headers none;
-    return extras ? extras->headers : none;
-  }
+  /// Null for GET (no allocation for most requests).
+  std::unique_ptr<const std::string> other_method;
+  std::string_view method() const { return other_method ? std::string_view(*other_method) : "GET"; }
   /// Null when the caller listens to nothing (most requests); shared, so that a listener can
   /// outlive its request while it is being told.
   std::shared_ptr<const AttemptListener> listener;
+  Headers headers;  ///< Request::headers
+  // Line 2.
   std::shared_ptr<const RequestContext> context;
-  Seq seq = 0;
   Engine::CompletionHandler done;
+  Seq seq = 0;
+  int retries = 0;
+  bool one_shot_body = false;    ///< Request::one_shot_body: never retried
+  bool abort_requested = false;  ///< abort() came while its answer was being handled
 };
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-// Three cache lines, which the engine's pool aligns its slots to (SequentialIdMap): 16 bytes are
-// free at the end of the third.
+// Three cache lines, which the engine's pool aligns its slots to (SequentialIdMap), filled to the
+// last two bytes: a field added takes a fourth line.
 static_assert(sizeof(OpenRequest) == 192, "a field added: three cache lines no longer hold it");
 #endif
 
