@@ -107,7 +107,7 @@ struct Engine::Impl {
   IdMap<Resolutions::value_type*> resolution_by_hash;
   std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
 
-  std::pmr::map<Seq, Queue*> ready{&nodes};  // by their head's arrival
+  detail::QueueHeap<Queue> ready{&nodes};  // by their head's arrival
   std::priority_queue<TimedEntry, std::vector<TimedEntry>, std::greater<>> timed;
   std::vector<Gate*> dirty_gates;
   // Attempts started, to send once the pump is done (a vector and a read position: an empty

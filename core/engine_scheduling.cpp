@@ -165,10 +165,10 @@ void Engine::Impl::release_queue(Queue& q) {
 void Engine::Impl::unplace(Queue& q) {
   switch (q.placement) {
     case Placement::ready:
-      ready.erase(q.placed_seq);
+      ready.erase(q);
       break;
     case Placement::parked:
-      q.parked_on->parked.erase(q.placed_seq);
+      q.parked_on->parked.erase(q);
       break;
     case Placement::timed:
       ++q.version;
@@ -184,7 +184,7 @@ void Engine::Impl::place_ready(Queue& q) {
   unplace(q);
   if (q.waiting.empty()) return;
   q.placed_seq = q.waiting.front_seq();
-  ready.emplace(q.placed_seq, &q);
+  ready.push(q, q.placed_seq);
   q.placement = Placement::ready;
 }
 
@@ -202,14 +202,14 @@ void Engine::Impl::wake_dirty_gates() {
     g->dirty = false;
     for (std::size_t room = g->cap - std::min(g->cap, g->in_flight); room > 0 && !g->parked.empty();
          --room) {
-      auto [seq, parked] = *g->parked.begin();
-      g->parked.erase(g->parked.begin());
-      Queue& q = *parked;
+      const Seq seq = g->parked.front_key();
+      Queue& q = g->parked.front();
+      g->parked.pop();
       q.placement = Placement::none;
       q.parked_on = nullptr;
       q.woken_by = g;
       q.placed_seq = seq;
-      ready.emplace(seq, &q);
+      ready.push(q, seq);
       q.placement = Placement::ready;
     }
   }
@@ -252,7 +252,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   for (Constraint& c : q.constraints) {
     if (c.gate->in_flight >= c.gate->cap) {
       q.placed_seq = q.waiting.front_seq();
-      c.gate->parked.emplace(q.placed_seq, &q);
+      c.gate->parked.push(q, q.placed_seq);
       q.placement = Placement::parked;
       q.parked_on = c.gate;
       return false;
@@ -291,8 +291,8 @@ void Engine::Impl::pump() {
   for (;;) {
     wake_dirty_gates();
     if (ready.empty()) break;
-    Queue& q = *ready.begin()->second;
-    ready.erase(ready.begin());
+    Queue& q = ready.front();
+    ready.pop();
     q.placement = Placement::none;
     Gate* woken = std::exchange(q.woken_by, nullptr);
     if (!try_start(q, now) && woken && woken->in_flight < woken->cap) mark_dirty(*woken);

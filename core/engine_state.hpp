@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <limits>
 #include <list>
-#include <map>
 #include <memory>
 #include <memory_resource>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "core/engine.hpp"
+#include "core/queue_heap.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/url.hpp"
 #include "core/waiting_line.hpp"
@@ -86,9 +86,9 @@ struct Gate {
   std::string_view key;  ///< its key in the engine's map of gates; empty for a queue's own
   std::size_t cap = kUnlimited;
   std::size_t in_flight = 0;
-  std::size_t users = 0;              ///< queues using the gate; it is released at zero
-  std::pmr::map<Seq, Queue*> parked;  ///< by their head's arrival (a request is in one queue)
-  bool dirty = false;                 ///< gained room since parked queues were last woken
+  std::size_t users = 0;    ///< queues using the gate; it is released at zero
+  QueueHeap<Queue> parked;  ///< by their head's arrival (a request is in one queue)
+  bool dirty = false;       ///< gained room since parked queues were last woken
 };
 
 /// One of the things a request must satisfy to start: an entity's pause and learned interval, a
@@ -120,6 +120,7 @@ struct Queue {
   Placement placement = Placement::none;
   mutable std::uint32_t observer_mark = 0;  ///< the observer's (QueueState::mark), in padding
   Seq placed_seq = 0;                       ///< the key used in `ready` or a gate's `parked`
+  std::uint32_t heap_position = 0;  ///< its place in `ready` or `parked` (QueueHeap keeps it)
   Gate* parked_on = nullptr;
   Gate* woken_by = nullptr;        ///< the gate whose room woke it, to pass that room on if unused
   std::uint64_t version = 0;       ///< invalidates stale timed entries
