@@ -63,8 +63,10 @@ Engine::~Engine() {
   if (impl_->timer_armed) impl_->clock.cancel(impl_->timer);
   impl_->requests.for_each([this](OpenRequest& p) {
     if (p.state == RequestState::delayed) impl_->clock.cancel(p.timer());
+    if (p.state == RequestState::in_flight && p.handed_to_transport) {
+      impl_->transport.abandon(p.attempt_id());
+    }
   });
-  impl_->attempts.for_each([this](std::uint64_t aid, RequestId) { impl_->transport.abandon(aid); });
 }
 
 Engine::RequestId Engine::fetch(Request request, std::shared_ptr<const RequestContext> context,

@@ -111,11 +111,10 @@ Engine::Impl::DeferredCompletion Engine::Impl::conclude(OpenRequest& p, Queue& q
   return finish(p, Completion{kind, std::move(result), attempt, {}});
 }
 
-void Engine::Impl::on_settled(std::uint64_t aid, AttemptResult&& result) {
-  const RequestId* request = attempts.find(aid);
-  if (!request) return;  // abandoned
-  OpenRequest& p = *requests.find(*request);
-  attempts.erase(aid);
+void Engine::Impl::on_settled(RequestId id, AttemptResult&& result) {
+  OpenRequest* found = requests.find(id);
+  if (!found || found->state != RequestState::in_flight) return;  // not waiting for an answer
+  OpenRequest& p = *found;
   Queue& q = *p.queue;
   const Instant now = clock.now();
   p.state = RequestState::settling;

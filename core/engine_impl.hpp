@@ -60,8 +60,11 @@ struct Engine::Impl {
   bool observe_counts = false;  ///< the observer hears count changes too (notify_all)
   std::weak_ptr<Impl> self;
 
-  detail::RequestTable requests;                        // open requests by id, held in place
-  SequentialIdMap<RequestId> attempts;                  // in-flight attempt -> request
+  /// Open requests by id, held in place. An attempt is found through its request: the settle
+  /// handler carries the request's id, since a transport settles each attempt once and never one
+  /// the engine abandoned (Transport's contract), so an answer is for the request's attempt in
+  /// flight; a map from attempt to request cost an insertion, two lookups and an erasure.
+  detail::RequestTable requests;
   std::unordered_map<std::string, HostState> entities;  // never erased: pointers stay valid
   std::vector<HostState*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
@@ -112,7 +115,7 @@ struct Engine::Impl {
   std::vector<Gate*> dirty_gates;
   // Attempts started, to send once the pump is done (a vector and a read position: an empty
   // std::deque allocates 576 bytes, and a crowd has an engine per client).
-  std::vector<std::uint64_t> outbox;
+  std::vector<RequestId> outbox;
   std::size_t outbox_head = 0;
 
   RequestId next_request = 0;
@@ -250,8 +253,8 @@ struct Engine::Impl {
   /// Retries the request (sets `retrying`), or ends it: aborted, failed, given up or answered.
   DeferredCompletion conclude(OpenRequest& p, Queue& q, AttemptResult&& result, const Verdict& v,
                               Instant now, bool& retrying);
-  /// An attempt settled: read, learn, release, then retry or complete.
-  void on_settled(std::uint64_t aid, AttemptResult&& result);
+  /// The attempt in flight of request `id` settled: read, learn, release, then retry or complete.
+  void on_settled(RequestId id, AttemptResult&& result);
 
   void requeue(RequestId id);
 };

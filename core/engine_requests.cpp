@@ -54,7 +54,6 @@ Engine::Impl::DeferredCompletion Engine::Impl::withdraw(RequestId id) {
       clock.cancel(p.timer());
       break;
     case RequestState::in_flight:
-      attempts.erase(p.attempt_id());
       if (p.handed_to_transport) {
         transport.abandon(p.attempt_id());
       } else {

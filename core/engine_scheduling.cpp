@@ -277,8 +277,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   p.attempt_or_timer = ++next_attempt;
   p.started_at = now;
   p.handed_to_transport = false;
-  attempts.try_emplace(p.attempt_id(), p.id);
-  outbox.push_back(p.attempt_id());
+  outbox.push_back(p.id);
   place_ready(q);
   notify_all(q);
   return true;
@@ -304,14 +303,17 @@ void Engine::Impl::pump() {
 
 void Engine::Impl::flush_outbox() {
   while (outbox_head < outbox.size()) {
-    const std::uint64_t aid = outbox[outbox_head++];
+    const RequestId id = outbox[outbox_head++];
     if (outbox_head == outbox.size()) {
       outbox.clear();
       outbox_head = 0;
     }
-    const RequestId* request = attempts.find(aid);
-    if (!request) continue;  // aborted before it could be sent
-    OpenRequest& p = *requests.find(*request);
+    OpenRequest* found = requests.find(id);
+    if (!found || found->state != RequestState::in_flight || found->handed_to_transport) {
+      continue;  // aborted before it could be sent
+    }
+    OpenRequest& p = *found;
+    const std::uint64_t aid = p.attempt_id();
     const Attempt attempt(aid, p.id, p.attempts, p.method(), p.headers, p.tag, p.url->authority,
                           p.url->target, p.started_at,
                           p.adds_user_agent ? std::string_view(settings.user_agent) : "");
@@ -319,7 +321,7 @@ void Engine::Impl::flush_outbox() {
     // Two words, which std::function keeps without allocating. `this` outlives the call: the
     // engine abandons every attempt it still waits for when it is destroyed, and a transport
     // never calls back an abandoned attempt.
-    transport.send(attempt, [this, aid](AttemptResult&& r) { on_settled(aid, std::move(r)); });
+    transport.send(attempt, [this, id](AttemptResult&& r) { on_settled(id, std::move(r)); });
     // The listener may abort this very request, which destroys `p` and its listener.
     if (auto listener = p.listener; listener && listener->sent) listener->sent(attempt.number);
   }
