@@ -4,7 +4,11 @@
 
 namespace pacing::sim {
 
-SimNetwork::SimNetwork(Scheduler& clock, Rng& rng) : clock_(clock), rng_(rng) {}
+SimNetwork::SimNetwork(Scheduler& clock, Rng& rng, AttemptBook* book)
+    : clock_(clock),
+      rng_(rng),
+      own_book_(book ? nullptr : std::make_unique<AttemptBook>()),
+      book_(book ? *book : *own_book_) {}
 
 SimNetwork::Link& SimNetwork::link(Duration timeout, std::string address, Headers headers) {
   auto lane = std::find_if(lanes_.begin(), lanes_.end(),
@@ -26,8 +30,10 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
                       Transport::SettledHandler on_settled) {
   const std::uint64_t id = attempt.id;
   ++carried_;
-  Open& open = *open_.try_emplace(id).first;
-  open.on_settled = std::move(on_settled);
+  AttemptRecord& record = book_.at(id);  // in a shared book, the recorder made it an instant ago
+  record.is_carried = true;
+  CarriedAttempt& carried = record.carried;
+  carried.on_settled = std::move(on_settled);
   const Instant now = clock_.now();
   Link::Lane& lane = *link.lane_;
   if (lane.timeout > Duration::zero()) {
@@ -44,9 +50,9 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
     return;
   }
   Server& server = found->second;
-  open.one_way = server.latency.sample(rng_) / 2;
+  carried.one_way = server.latency.sample(rng_) / 2;
   if (server.failure_probability > 0 && chance(rng_, server.failure_probability)) {
-    fail_later(id, now + open.one_way, "connection reset");
+    fail_later(id, now + carried.one_way, "connection reset");
     return;
   }
   const std::string_view address =
@@ -59,13 +65,13 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
   t.attempt_id = id;
   fill_model_request(t.request, attempt.method, attempt.target, *attempt.headers, link.headers_,
                      address);
-  clock_.schedule(now + open.one_way, [this, slot] { arrive(slot); });
+  clock_.schedule(now + carried.one_way, [this, slot] { arrive(slot); });
 }
 
 void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string error) {
-  open_.find(attempt_id)->result = {AttemptResult::Kind::network, {}, std::move(error)};
+  open(attempt_id)->carried.result = {AttemptResult::Kind::network, {}, std::move(error)};
   clock_.schedule(at, [this, attempt_id] {
-    if (Open* open = open_.find(attempt_id)) settle(attempt_id, std::move(open->result));
+    if (AttemptRecord* r = open(attempt_id)) settle(attempt_id, std::move(r->carried.result));
   });
 }
 
@@ -81,9 +87,9 @@ void SimNetwork::arrive(std::uint32_t slot) {
 }
 
 void SimNetwork::respond(std::uint64_t id, Reply&& reply) {
-  Open* open = open_.find(id);
-  if (!open) return;  // the client gave up meanwhile: the answer goes nowhere
-  AttemptResult& r = open->result;
+  AttemptRecord* record = open(id);
+  if (!record) return;  // the client gave up meanwhile: the answer goes nowhere
+  AttemptResult& r = record->carried.result;
   switch (reply.fault) {
     case Reply::Fault::stall:
       return;  // the client's timeout ends it
@@ -99,13 +105,14 @@ void SimNetwork::respond(std::uint64_t id, Reply&& reply) {
       r.response.headers = std::move(reply.headers);
       r.response.body = std::move(reply.body);
   }
-  clock_.schedule(clock_.now() + open->one_way, [this, id] {
-    if (Open* found = open_.find(id)) settle(id, std::move(found->result));
+  clock_.schedule(clock_.now() + record->carried.one_way, [this, id] {
+    if (AttemptRecord* found = open(id)) settle(id, std::move(found->carried.result));
   });
 }
 
 void SimNetwork::abandon(std::uint64_t attempt_id) {
-  open_.erase(attempt_id);  // its deadline entry is skipped when it comes
+  // Its deadline entry is skipped when it comes.
+  if (AttemptRecord* record = open(attempt_id)) close(attempt_id, *record);
 }
 
 void SimNetwork::expire_timeouts(Link::Lane& lane) {
@@ -129,16 +136,16 @@ void SimNetwork::expire_timeouts(Link::Lane& lane) {
 }
 
 void SimNetwork::drop_settled(Link::Lane& lane) {
-  while (!lane.deadlines.empty() && !open_.find(lane.deadlines.front().second)) {
+  while (!lane.deadlines.empty() && !open(lane.deadlines.front().second)) {
     lane.deadlines.pop_front();
   }
 }
 
 void SimNetwork::settle(std::uint64_t attempt_id, AttemptResult result) {
-  Open* open = open_.find(attempt_id);
-  if (!open) return;  // timed out, abandoned, or already settled
-  Transport::SettledHandler handler = std::move(open->on_settled);
-  open_.erase(attempt_id);
+  AttemptRecord* record = open(attempt_id);
+  if (!record) return;  // timed out, abandoned, or already settled
+  Transport::SettledHandler handler = std::move(record->carried.on_settled);
+  close(attempt_id, *record);
   handler(std::move(result));
 }
 

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/address_cache.hpp"
+#include "sim/attempt_book.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
 #include "sim/slot_pool.hpp"
@@ -44,7 +44,9 @@ class SimNetwork {
     Headers headers_;
   };
 
-  SimNetwork(Scheduler& clock, Rng& rng);
+  /// `book`: where the network keeps its record of each attempt in flight, by the attempt's id,
+  /// beside the recorder's (null: a book of its own); it must outlive the network.
+  SimNetwork(Scheduler& clock, Rng& rng, AttemptBook* book = nullptr);
 
   /// Serves `authority` with `host`; each attempt takes one draw of `latency` (round trip, half
   /// each way) and fails with `failure_probability` as a network error.
@@ -63,13 +65,8 @@ class SimNetwork {
     Distribution latency;
     double failure_probability = 0;
   };
-  struct Open {
-    Transport::SettledHandler on_settled;
-    Duration one_way{0};   ///< this attempt's latency each way
-    AttemptResult result;  ///< the answer on its way back
-  };
   /// A request on its way to a server. It arrives even if the client gave up meanwhile (the
-  /// server cannot know), so it is kept apart from `open_`.
+  /// server cannot know), so it is kept apart from the attempt's record.
   struct InTransit {
     ServerHost* host = nullptr;
     std::uint64_t attempt_id = 0;
@@ -84,8 +81,18 @@ class SimNetwork {
   };
   void send(const Link& link, const Attempt& attempt, Transport::SettledHandler on_settled);
   void abandon(std::uint64_t attempt_id);
+  /// The attempt's record while the network carries it, or nullptr.
+  AttemptRecord* open(std::uint64_t attempt_id) {
+    AttemptRecord* r = book_.find(attempt_id);
+    return r && r->is_carried ? r : nullptr;
+  }
+  /// Lets go of the attempt: its record goes once the recorder is done with it too.
+  void close(std::uint64_t attempt_id, AttemptRecord& record) {
+    record.is_carried = false;
+    book_.release(attempt_id, record);
+  }
   // Scheduled callbacks capture at most two words ({this, id}), which std::function keeps without
-  // allocating: the state they need lives in `open_` and `transit_`.
+  // allocating: the state they need lives in the attempts' records and `transit_`.
   /// By value: callers pass the result kept in the record this erases.
   void settle(std::uint64_t attempt_id, AttemptResult result);
   void arrive(std::uint32_t transit_slot);
@@ -104,7 +111,9 @@ class SimNetwork {
   /// servers_ entries by the address of the attempts' authority (a view into the URL each request
   /// entry parses once)
   AddressCache<Servers::value_type*> server_by_address_;
-  SequentialIdMap<Open> open_;  // by the world's attempt id, handed out in the order sent
+  std::unique_ptr<AttemptBook> own_book_;  // when none was given
+  /// The attempts carried, by the world's attempt id (handed out in the order sent).
+  AttemptBook& book_;
   SlotPool<InTransit> transit_;
   std::deque<Link::Lane> lanes_;
   std::deque<Link> links_;

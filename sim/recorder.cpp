@@ -9,12 +9,14 @@
 namespace pacing::sim {
 
 Recorder::Recorder(Clock& clock, std::ostream* trace, bool series, AttemptSink* attempts,
-                   RequestBook* book)
+                   RequestBook* book, AttemptBook* attempt_book)
     : clock_(clock),
       attempts_(attempts),
       series_(series),
       own_book_(book ? nullptr : std::make_unique<RequestBook>()),
-      requests_(book ? *book : *own_book_) {
+      requests_(book ? *book : *own_book_),
+      own_attempt_book_(attempt_book ? nullptr : std::make_unique<AttemptBook>()),
+      open_attempts_(attempt_book ? *attempt_book : *own_attempt_book_) {
   if (trace) trace_.emplace(*trace);
 }
 
@@ -128,10 +130,16 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
   h.max_in_flight = std::max(h.max_in_flight, h.in_flight);
   update_host_series(h, attempt.started_at);
   const std::uint64_t world_id = next_world_id_++;
-  open_attempts_.try_emplace(world_id, OpenAttempt{attempt.id, tag, attempt.number, r.source->host,
-                                                   SentAt{attempt.started_at, event_order_++},
-                                                   TracedRequest{r.source, port.client_, r.arrived},
-                                                   std::move(on_settled)});
+  AttemptRecord& record = open_attempts_.at(world_id);  // new: its fields are written in place
+  OpenAttempt& a = record.recorded;
+  a.engine_id = attempt.id;
+  a.tag = tag;
+  a.number = attempt.number;
+  a.host = r.source->host;
+  a.sent = SentAt{attempt.started_at, event_order_++};
+  a.request = TracedRequest{r.source, port.client_, r.arrived};
+  a.handler = std::move(on_settled);
+  record.is_recorded = true;
   port.world_ids_.try_emplace(attempt.id, world_id);
   if (crowd_) crowd_->started(port.client_, t(attempt.started_at));
   if (watcher_) watcher_->sent(tag, h.name, attempt.started_at);
@@ -142,10 +150,11 @@ void Recorder::send(Port& port, const Attempt& attempt, Transport::SettledHandle
 }
 
 std::optional<Recorder::OpenAttempt> Recorder::close_attempt(std::uint64_t world_id) {
-  OpenAttempt* found = open_attempts_.find(world_id);
-  if (!found) return std::nullopt;
-  OpenAttempt a = std::move(*found);
-  open_attempts_.erase(world_id);
+  AttemptRecord* found = open_attempts_.find(world_id);
+  if (!found || !found->is_recorded) return std::nullopt;
+  OpenAttempt a = std::move(found->recorded);
+  found->is_recorded = false;
+  open_attempts_.release(world_id, *found);
   ports_[a.request.client].world_ids_.erase(a.engine_id);
   HostStats& h = hosts_[a.host];
   --h.in_flight;
@@ -238,13 +247,24 @@ void Recorder::trace_line(std::uint64_t tag, const TracedRequest& req, int numbe
 void Recorder::finish(Instant end) {
   // By client, then in the order each client's engine started them.
   std::vector<const OpenAttempt*> still_open;
-  open_attempts_.for_each([&](std::uint64_t, const OpenAttempt& a) { still_open.push_back(&a); });
+  open_attempts_.for_each([&](std::uint64_t, const AttemptRecord& a) {
+    if (a.is_recorded) still_open.push_back(&a.recorded);
+  });
   std::sort(still_open.begin(), still_open.end(), [](const OpenAttempt* a, const OpenAttempt* b) {
     return std::pair(a->request.client, a->engine_id) < std::pair(b->request.client, b->engine_id);
   });
   for (const OpenAttempt* a : still_open)
     trace_line(a->tag, a->request, a->number, a->sent, end, nullptr, std::nullopt, "aborted");
-  open_attempts_.clear();
+  // Their handlers go (the strategies they would call end with the run); the network's parts of
+  // these records, if any, stay until it lets go of them.
+  std::vector<std::uint64_t> ids;
+  open_attempts_.for_each([&](std::uint64_t id, AttemptRecord& a) {
+    if (!a.is_recorded) return;
+    a.recorded.handler = nullptr;
+    a.is_recorded = false;
+    ids.push_back(id);
+  });
+  for (const std::uint64_t id : ids) open_attempts_.release(id, *open_attempts_.find(id));
   for (Port& port : ports_) port.world_ids_.clear();
   if (trace_) trace_->flush();
 }

@@ -19,6 +19,7 @@
 #include "core/sequential_id_map.hpp"
 #include "core/transport.hpp"
 #include "sim/address_cache.hpp"
+#include "sim/attempt_book.hpp"
 #include "sim/attempt_log.hpp"
 #include "sim/crowd_stats.hpp"
 #include "sim/json_input.hpp"
@@ -48,9 +49,12 @@ class Recorder final : public EngineObserver {
   /// trace is. Without `series` the recorder keeps counts only (faster; result() then has no
   /// series).
   /// `book`: where the recorder keeps its record of each request, beside the invariant checker's
-  /// (null: a book of its own); it must outlive the recorder.
+  /// (null: a book of its own); it must outlive the recorder. `attempt_book`: the same for each
+  /// attempt in flight, beside the transport's (the simulated network's); the recorder hands out
+  /// the ids every attempt is known by there, so each transport given to add_client() must share
+  /// it or keep no record in it.
   Recorder(Clock& clock, std::ostream* trace, bool series = true, AttemptSink* attempts = nullptr,
-           RequestBook* book = nullptr);
+           RequestBook* book = nullptr, AttemptBook* attempt_book = nullptr);
   // Stays put: its ports and its series point at it.
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -124,13 +128,6 @@ class Recorder final : public EngineObserver {
     RequestRecord* r = requests_.find(tag);
     return r && r->recorded ? r : nullptr;
   }
-  /// What a trace line names of a request, which an attempt keeps (its request may complete
-  /// first).
-  struct TracedRequest {
-    const RequestSource* source;
-    std::uint32_t client;
-    Instant arrived;
-  };
   /// The value last set on a learned-state series (interval, pause), stamped with now, which
   /// never goes back. A notification carries a host's or group's whole state, and its learned
   /// part rarely changes: a repeat changes nothing in such a series (it keeps no peaks), so it is
@@ -175,24 +172,7 @@ class Recorder final : public EngineObserver {
     std::vector<std::tuple<double, int, std::optional<double>>> refusal_points;
     std::uint64_t refusal_stride = 1;
   };
-  /// When an attempt was sent, and its place among the run's sends and ends (the order of
-  /// events at one instant, which the instants alone do not tell).
-  struct SentAt {
-    Instant at;
-    std::uint64_t order;
-  };
-  /// An attempt in flight, with what its trace line needs (its request may complete first).
-  struct OpenAttempt {
-    std::uint64_t engine_id;  ///< its id in its client's engine
-    std::uint64_t tag;
-    int number;
-    std::uint32_t host;  ///< request.source->host, at hand (this is read at every settle)
-    SentAt sent;
-    TracedRequest request;
-    /// The strategy's handler, kept here so the callback given to the inner transport holds
-    /// only {this, id} (std::function stores that without allocating).
-    Transport::SettledHandler handler;
-  };
+  using OpenAttempt = RecordedAttempt;
   struct EntitySeries {
     explicit EntitySeries(const std::size_t* budget)
         : in_flight(true, budget),
@@ -267,8 +247,9 @@ class Recorder final : public EngineObserver {
   HostIndex host_index_;
   /// Attempts in flight by their world id: each engine's ids are its own, so the world hands out
   /// its own, in the order attempts are sent (a map of pages: the attempt being settled is near
-  /// the ones settled before it; the network keys its open attempts by them too).
-  SequentialIdMap<OpenAttempt> open_attempts_;
+  /// the ones settled before it). The simulated network keeps its part of each in the same record.
+  std::unique_ptr<AttemptBook> own_attempt_book_;  // when none was given
+  AttemptBook& open_attempts_;
   std::uint64_t next_world_id_ = 0;
   /// Sends and ends counted together, in the order they happened (AttemptRow's orders).
   std::uint64_t event_order_ = 0;

@@ -23,7 +23,7 @@ namespace {
 class SimWorld final : public World {
  public:
   SimWorld(const Scenario& scenario, std::uint64_t seed)
-      : clock_(scenario.epoch), rng_(seed), network_(clock_, rng_) {
+      : clock_(scenario.epoch), rng_(seed), network_(clock_, rng_, &attempts_) {
     for (const auto& [host, server] : scenario.servers) {
       network_.add_server(host, make_server_host(scenario, host, clock_, rng_), server.latency,
                           server.network_failure);
@@ -40,11 +40,13 @@ class SimWorld final : public World {
   void run(Instant until, const std::function<bool()>&) override { clock_.run_until(until); }
   void settle() override { clock_.run_until(clock_.now()); }
   std::uint64_t attempts_carried() const override { return network_.carried(); }
+  AttemptBook* attempt_book() override { return &attempts_; }
   std::uint64_t events() const { return clock_.executed(); }
 
  private:
   Scheduler clock_;
   Rng rng_;
+  AttemptBook attempts_;  // the network's and the recorder's records of each attempt
   SimNetwork network_;
 };
 
@@ -82,7 +84,8 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   const std::string strategy_name = strategy_for(scenario, options);
   // One record per request for the recorder and the checker: each step reads one, not two.
   RequestBook book;
-  Recorder recorder(world.clock(), options.trace, options.series, options.attempts, &book);
+  Recorder recorder(world.clock(), options.trace, options.series, options.attempts, &book,
+                    world.attempt_book());
   InvariantChecker checker(scenario, &book);
   recorder.set_watcher(&checker);
   Workload workload(world, scenario, options.strategy, seed, recorder, checker,

@@ -13,6 +13,8 @@
 
 namespace pacing::sim {
 
+class AttemptBook;
+
 class World {
  public:
   virtual ~World() = default;
@@ -39,6 +41,10 @@ class World {
   /// Attempts the world's transport was given so far (the servers' side of the invariant "what
   /// was recorded as sent is what was sent").
   virtual std::uint64_t attempts_carried() const = 0;
+  /// Where the world's transports keep their record of each attempt, for the recorder to keep
+  /// its own beside (the recorder then hands out the attempts' ids); null when they keep none
+  /// there.
+  virtual AttemptBook* attempt_book() { return nullptr; }
 };
 
 }  // namespace pacing::sim
