@@ -70,8 +70,8 @@ class AttemptBook {
   AttemptRecord* find(std::uint64_t id) { return records_.find(id); }
   /// The record of `id`, made (with no part live) when it has none.
   AttemptRecord& at(std::uint64_t id) { return *records_.try_emplace(id).first; }
-  /// Frees `record`, the record of `id`, once neither of its parts is live. (A part let go of
-  /// keeps what it held until then: reset, it would be destroyed twice.)
+  /// Frees `record`, the record of `id`, once neither of its parts is live. A part let go of is
+  /// not reset: what it still holds goes with the record.
   void release(std::uint64_t id, const AttemptRecord& record) {
     if (!record.is_recorded && !record.is_carried) records_.erase(id);
   }
