@@ -1,19 +1,18 @@
 #pragma once
 // One record per attempt in flight in the simulated world, by the world's attempt id, shared by
-// the recorder and the network. Each kept its own record of an attempt in a table of its own, by
-// the same id: every attempt paid for an entry in both (made, looked up at the answer, at the
-// return and at the settle, erased), and a settle read both records, long after they were last in
-// cache. Here the two parts sit in one slot of one table: the recorder makes the record when the
-// attempt is sent, the network finds it there an instant later. Each part is live from its
-// layer's send until its layer is done with the attempt; the record is freed when neither is.
+// the recorder and the network (SharedBook). Each kept its own record of an attempt in a table of
+// its own, by the same id: every attempt paid for an entry in both (made, looked up at the answer,
+// at the return and at the settle, erased), and a settle read both records, long after they were
+// last in cache. Now the recorder makes the record when the attempt is sent, and the network finds
+// it there an instant later.
 
 #include <cstdint>
 
 #include "core/http.hpp"
-#include "core/sequential_id_map.hpp"
 #include "core/time.hpp"
 #include "core/transport.hpp"
 #include "sim/request_book.hpp"
+#include "sim/shared_book.hpp"
 
 namespace pacing::sim {
 
@@ -59,32 +58,12 @@ struct alignas(64) AttemptRecord {
   bool is_recorded = false;  ///< the recorder's part is live: sent, and not settled or abandoned
   bool is_carried = false;   ///< the network's part is live: carried, and not settled or abandoned
   CarriedAttempt carried;
+  bool held() const { return is_recorded || is_carried; }
 };
 #if defined(__GLIBCXX__) && defined(__x86_64__)
 static_assert(sizeof(AttemptRecord) == 256, "a field added: four cache lines no longer hold it");
 #endif
 
-class AttemptBook {
- public:
-  /// The record of `id`, or nullptr.
-  AttemptRecord* find(std::uint64_t id) { return records_.find(id); }
-  /// The record of `id`, made (with no part live) when it has none.
-  AttemptRecord& at(std::uint64_t id) { return *records_.try_emplace(id).first; }
-  /// Frees `record`, the record of `id`, once neither of its parts is live. A part let go of is
-  /// not reset: what it still holds goes with the record.
-  void release(std::uint64_t id, const AttemptRecord& record) {
-    if (!record.is_recorded && !record.is_carried) records_.erase(id);
-  }
-  /// Records held.
-  std::size_t size() const { return records_.size(); }
-  /// Calls `fn(id, record)` for every record, in no particular order (do not add or release).
-  template <typename Fn>
-  void for_each(Fn&& fn) {
-    records_.for_each(std::forward<Fn>(fn));
-  }
-
- private:
-  SequentialIdMap<AttemptRecord> records_;
-};
+using AttemptBook = SharedBook<AttemptRecord>;
 
 }  // namespace pacing::sim

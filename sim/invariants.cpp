@@ -24,7 +24,7 @@ void InvariantChecker::forget(std::uint64_t tag) {
   if (Tracked* r = tracked(tag)) {
     if (r->aborted) aborted_at_.erase(tag);
     r->checked = false;
-    requests_.release(tag);
+    requests_.release(tag, *r);
   }
 }
 

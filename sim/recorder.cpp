@@ -103,7 +103,7 @@ void Recorder::completed(std::uint64_t tag, const Completion& c) {
                failed ? to_string(AttemptResult::Kind::network) : "aborted");
   }
   found->recorded = false;
-  requests_.release(tag);
+  requests_.release(tag, *found);
   if (c.kind == Completion::Kind::response && series_) {
     h.completed_series.set(t(now), static_cast<double>(++h.completed));
   }

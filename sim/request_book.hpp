@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/sequential_id_map.hpp"
 #include "core/time.hpp"
+#include "sim/shared_book.hpp"
 
 namespace pacing::sim {
 
@@ -44,31 +44,10 @@ struct alignas(64) RequestRecord {  // one cache line (see below)
   bool checked = false;    ///< the checker's part is live: issued, and not forgotten yet
   bool completed = false;  ///< (checker) completed while an attempt was still open
   bool aborted = false;    ///< (checker) the workload aborted it
+  bool held() const { return recorded || checked; }
 };
 
-class RequestBook {
- public:
-  /// The record of `tag`, or nullptr.
-  RequestRecord* find(std::uint64_t tag) { return records_.find(tag); }
-  const RequestRecord* find(std::uint64_t tag) const { return records_.find(tag); }
-  /// The record of `tag`, made (with no part live) when it has none.
-  RequestRecord& at(std::uint64_t tag) { return *records_.try_emplace(tag).first; }
-  /// Frees the record of `tag` once neither of its parts is live.
-  void release(std::uint64_t tag) {
-    const RequestRecord* r = records_.find(tag);
-    if (r && !r->recorded && !r->checked) records_.erase(tag);
-  }
-  /// Records held (a request's, until both parts are done with it).
-  std::size_t size() const { return records_.size(); }
-  /// Calls `fn(tag, record)` for every record, in no particular order (do not add or release).
-  template <typename Fn>
-  void for_each(Fn&& fn) const {
-    records_.for_each(std::forward<Fn>(fn));
-  }
-
- private:
-  SequentialIdMap<RequestRecord> records_;
-};
+using RequestBook = SharedBook<RequestRecord>;
 
 // A record is one cache line, and the map aligns its slots to one (SequentialIdMap).
 #if defined(__GLIBCXX__) && defined(__x86_64__)

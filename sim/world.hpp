@@ -13,7 +13,10 @@
 
 namespace pacing::sim {
 
-class AttemptBook;
+template <typename Record>
+class SharedBook;
+struct AttemptRecord;
+using AttemptBook = SharedBook<AttemptRecord>;
 
 class World {
  public:
