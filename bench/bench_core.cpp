@@ -2,6 +2,8 @@
 //
 //   bench_core          a readable table
 //   bench_core --json   one line: {"one_host_ns":...,"many_hosts_ns":...,"group_ns":...}
+//   bench_core --scaling  ns per request of the 10,000-host workload's shape at 1 to 10,000
+//                         hosts, its queues built once and reused, or built for each round
 //   bench_core --only one|many|group [N]   that workload alone, once or N times, best counted (for
 //                                          profilers: the first run of `many` grows the heap,
 //                                          page faults and all, where the figure's best run
@@ -28,6 +30,24 @@ int main(int argc, char** argv) {
     return 0;
   }
   constexpr int kRepetitions = 3;
+  if (argc > 1 && std::string_view(argv[1]) == "--scaling") {
+    // The shape of (b) at 1 to 10,000 hosts: what a request costs as the requests held at once
+    // (ten per host) and their hosts outgrow the caches, with the hosts' queues built once and
+    // reused over the rounds, or built for their ten requests (one round on a fresh engine, as
+    // in (b)). Best of 5: the first runs of a fresh process also pay for the heap's growth.
+    constexpr int kScalingRepetitions = 5;
+    const double one = measure(hosts_x10(1, 10'000), kScalingRepetitions).ns_per_request();
+    std::printf("%-28s %8s %8s %12s %10s\n", "workload (best of 5)", "held", "rounds", "ns/request",
+                "vs 1 host");
+    const int shapes[][2] = {{1, 10'000}, {10, 1'000}, {100, 100}, {1'000, 10},
+                             {1'000, 1},  {3'000, 1},  {10'000, 1}};
+    for (const auto& [hosts, rounds] : shapes) {
+      const Figure f = measure(hosts_x10(hosts, rounds), kScalingRepetitions);
+      std::printf("%-28s %8d %8d %12.1f %9.2fx\n", f.name.c_str(), hosts * 10, rounds,
+                  f.ns_per_request(), f.ns_per_request() / one);
+    }
+    return 0;
+  }
   const std::vector<Figure> figures = {measure(one_host(), kRepetitions),
                                        measure(many_hosts(), kRepetitions),
                                        measure(one_group(), kRepetitions)};

@@ -88,14 +88,21 @@ inline Workload one_host() {
   return w;
 }
 
-/// (b) 10,000 hosts, ten requests each queued at once, cap 1 per host.
-inline Workload many_hosts() {
-  Workload w{"10,000 hosts x 10 (cap 1 each)", capped_per_host(1), {}, 1};
+/// `hosts` hosts, ten requests each queued at once, cap 1 per host, in rounds of `rounds`.
+inline Workload hosts_x10(int hosts, int rounds) {
+  Workload w{std::to_string(hosts) + " hosts x 10 (cap 1 each)", capped_per_host(1), {}, rounds};
   for (int i = 0; i < 10; ++i) {
-    for (int h = 0; h < 10'000; ++h) {
+    for (int h = 0; h < hosts; ++h) {
       w.add("http://h" + std::to_string(h) + ".org/r" + std::to_string(i));
     }
   }
+  return w;
+}
+
+/// (b) 10,000 hosts, ten requests each queued at once, cap 1 per host.
+inline Workload many_hosts() {
+  Workload w = hosts_x10(10'000, 1);
+  w.name = "10,000 hosts x 10 (cap 1 each)";
   return w;
 }
 
