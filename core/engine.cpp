@@ -158,7 +158,7 @@ void Engine::set_observer(EngineObserver* observer) {
   impl_->observe_counts = observer && observer->wants_counts();
   // The marks were the last observer's.
   for (auto& [key, e] : impl_->entities) e.observer_mark = 0;
-  for (auto& [id, q] : impl_->queues) q.observer_mark = 0;
+  impl_->queues.for_each([](Queue& q) { q.observer_mark = 0; });
 }
 
 const EngineSettings& Engine::settings() const { return *settings_; }

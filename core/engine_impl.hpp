@@ -18,6 +18,7 @@
 #include "core/id_map.hpp"
 #include "core/learner.hpp"
 #include "core/node_pool.hpp"
+#include "core/queue_table.hpp"
 #include "core/ratelimit_hints.hpp"
 #include "core/split_mix.hpp"
 #include "core/url.hpp"
@@ -37,6 +38,7 @@ struct Engine::Impl {
   using TimedEntry = detail::TimedEntry;
   using Seq = detail::Seq;
   using QueueId = detail::QueueId;
+  using QueueTable = detail::QueueTable;
 
   Impl(Clock& c, Transport& t, std::shared_ptr<const EngineSettings> s, std::uint64_t jitter_seed)
       : clock(c),
@@ -69,16 +71,19 @@ struct Engine::Impl {
   std::vector<HostState*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
   std::unordered_map<std::string, Gate> gates;  // the groups' (a host's own is in its queue)
-  /// Queues by key: a view of the queue's own `key` (it lives while the entry does).
-  std::unordered_map<std::string_view, QueueId> queue_ids;
-  std::unordered_map<QueueId, Queue> queues;
+  /// Live queues by key: a view of the queue's own `key` (it lives while the entry does).
+  std::unordered_map<std::string_view, Queue*> queue_ids;
+  /// The queues, in slots that stay put: a resolution or a timed entry finds its queue again
+  /// from a handle, with no hashing (a map by id cost a bucket, the node before and the node:
+  /// cold reads of memory each time a request came to its host).
+  detail::QueueTable queues;
   /// What a context's limits for one host came to. The limits themselves are not kept: the
   /// queue built from them holds them, and when that queue is gone (released after idling) they
   /// are resolved again. Keeping them cost a crowd about 90 bytes per client and host.
   struct Resolution {
     std::weak_ptr<const RequestContext> context;  // a new context at a freed address re-resolves
-    /// The queue last found for these limits (ids are never reused: 0 or found = that queue).
-    QueueId queue = 0;
+    /// The queue last found for these limits (finds nothing once that queue was released).
+    detail::QueueHandle queue;
     std::string error;  ///< why the limits that apply are invalid; empty when they are valid
   };
   /// (context, authority); looked up by a string_view, so that a hit copies no string.
@@ -159,7 +164,7 @@ struct Engine::Impl {
   void retire_queue(Queue& q);
   void release_queue(Queue& q);
   static constexpr std::size_t kIdleQueues = 1024;
-  std::pmr::list<QueueId> idle_queues{&nodes};  // oldest first
+  std::pmr::list<Queue*> idle_queues{&nodes};  // oldest first
 
   void unplace(Queue& q);
 

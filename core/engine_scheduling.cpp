@@ -99,33 +99,31 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
   };
   if (fresh || r.context.expired()) {
     r.context = ctx;
-    r.queue = 0;  // a context made where a freed one was has limits of its own
+    r.queue = {};  // a context made where a freed one was has limits of its own
     resolve();
     auto* err = std::get_if<std::string>(&*resolved);
     r.error = err ? *err : std::string();
   }
   if (!r.error.empty()) return r.error;
-  auto known = queues.find(r.queue);
+  Queue* known = queues.find(r.queue);
   std::string qkey;  // built only when the queue last found is gone
-  if (known == queues.end()) {
+  if (!known) {
     if (!resolved) resolve();
     qkey = std::get<EffectiveLimits>(*resolved).queue_key();
-    if (auto it = queue_ids.find(qkey); it != queue_ids.end()) known = queues.find(it->second);
+    if (auto it = queue_ids.find(qkey); it != queue_ids.end()) known = it->second;
   }
-  if (known != queues.end()) {
-    Queue& q = known->second;
+  if (known) {
+    Queue& q = *known;
     if (q.idle) {  // reused: held again
       idle_queues.erase(*q.idle);
       q.idle.reset();
     }
-    r.queue = q.id;
+    r.queue = QueueTable::handle(q);
     return &q;
   }
 
   const EffectiveLimits& limits = std::get<EffectiveLimits>(*resolved);
-  QueueId id = ++next_queue;
-  Queue& q = queues.try_emplace(id, &nodes).first->second;
-  q.id = id;
+  Queue& q = queues.make(++next_queue, &nodes);
   q.key = std::move(qkey);
   q.host_gate.cap = limits.host.cap.value_or(kUnlimited);
   q.host_gate.users = 1;
@@ -135,17 +133,17 @@ std::variant<Queue*, std::string> Engine::Impl::queue_for(
         g, true,
         gate(g.key + "|" + (g.cap ? std::to_string(*g.cap) : "-"), g.cap.value_or(kUnlimited))));
   }
-  for (Constraint& c : q.constraints) c.entity->queues.push_back(id);
-  queue_ids.emplace(q.key, id);
-  r.queue = id;
+  for (Constraint& c : q.constraints) c.entity->queues.push_back(&q);
+  queue_ids.emplace(q.key, &q);
+  r.queue = QueueTable::handle(q);
   return &q;
 }
 
 void Engine::Impl::retire_queue(Queue& q) {
   unplace(q);
-  q.idle = idle_queues.insert(idle_queues.end(), q.id);
+  q.idle = idle_queues.insert(idle_queues.end(), &q);
   if (idle_queues.size() > kIdleQueues) {
-    Queue& oldest = queues.at(idle_queues.front());
+    Queue& oldest = *idle_queues.front();
     idle_queues.pop_front();
     oldest.idle.reset();
     release_queue(oldest);
@@ -156,10 +154,10 @@ void Engine::Impl::release_queue(Queue& q) {
   unplace(q);
   for (Constraint& c : q.constraints) {
     release_gate(*c.gate);
-    std::erase(c.entity->queues, q.id);
+    std::erase(c.entity->queues, &q);
   }
   queue_ids.erase(q.key);
-  queues.erase(q.id);
+  queues.erase(q);
 }
 
 void Engine::Impl::unplace(Queue& q) {
@@ -246,7 +244,7 @@ bool Engine::Impl::try_start(Queue& q, Instant now) {
   if (settings.rules.jitter && learned > now) at = std::max(at, jittered(q, learned, now));
   if (at > now) {
     q.placement = Placement::timed;
-    timed.push({at, ++timed_order, q.id, ++q.version});
+    timed.push({at, ++timed_order, QueueTable::handle(q), ++q.version});
     return false;
   }
   for (Constraint& c : q.constraints) {
@@ -328,9 +326,8 @@ void Engine::Impl::flush_outbox() {
 }
 
 bool Engine::Impl::stale(const TimedEntry& e) const {
-  auto it = queues.find(e.queue);
-  return it == queues.end() || it->second.placement != Placement::timed ||
-         it->second.version != e.version;
+  const Queue* q = queues.find(e.queue);
+  return !q || q->placement != Placement::timed || q->version != e.version;
 }
 
 void Engine::Impl::arm_timer() {
@@ -354,7 +351,7 @@ void Engine::Impl::on_timer() {
     TimedEntry e = timed.top();
     timed.pop();
     if (stale(e)) continue;
-    Queue& q = queues.at(e.queue);
+    Queue& q = *queues.find(e.queue);
     q.placement = Placement::none;
     place_ready(q);
   }
@@ -362,9 +359,8 @@ void Engine::Impl::on_timer() {
 }
 
 void Engine::Impl::retime(const HostState& e) {
-  for (QueueId id : e.queues) {
-    Queue& q = queues.at(id);
-    if (q.placement == Placement::timed) place_ready(q);
+  for (Queue* q : e.queues) {
+    if (q->placement == Placement::timed) place_ready(*q);
   }
 }
 

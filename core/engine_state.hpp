@@ -25,6 +25,8 @@ using QueueId = std::uint64_t;
 inline constexpr Instant kLongAgo = Instant::min();
 inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
 
+struct Queue;
+
 /// A host's (or a group of hosts') state: what the server taught, when it last started a request,
 /// its counts. Shared by all of its queues, since the server sees all of them.
 struct HostState {
@@ -52,9 +54,9 @@ struct HostState {
   Duration hint_steady{0};
   std::size_t in_flight = 0;
   std::size_t queued = 0;
-  /// The queues using it, in the order they were made (ids increase), to re-time them when it
-  /// shortens a wait. Most hosts have one: a vector, not a set of nodes.
-  std::pmr::vector<QueueId> queues;
+  /// The queues using it, in the order they were made, to re-time them when it shortens a wait
+  /// (a queue leaves the list when it is released). Most hosts have one: a vector, not a set.
+  std::pmr::vector<Queue*> queues;
   /// What a group's refusals came from, so that invalidating a host forgets what it taught the
   /// group and nothing else.
   struct GroupLedger {
@@ -76,7 +78,15 @@ struct RateSlot {
   Instant last_start = kLongAgo;
 };
 
-struct Queue;
+struct QueueSlot;  // queue_table.hpp
+
+/// What finds a queue again later (a limits resolution, a timed entry): it finds the queue while
+/// the queue lives, and nothing once it was released, even if its slot holds another one since
+/// (QueueTable::find).
+struct QueueHandle {
+  QueueSlot* slot = nullptr;
+  QueueId id = 0;
+};
 
 /// An in-flight cap shared by the queues that use it. Queues that found it full wait in `parked`
 /// by the arrival order of their oldest request, so room goes to the longest waiter.
@@ -113,6 +123,7 @@ struct Queue {
   Queue(const Queue&) = delete;  // constraints[0].gate points into it
   Queue& operator=(const Queue&) = delete;
   QueueId id = 0;
+  QueueSlot* slot = nullptr;  ///< where it lives in the engine's QueueTable
   std::string key;
   std::vector<Constraint> constraints;  ///< [0] is the host, then its groups
   WaitingLine<OpenRequest*> waiting;    ///< by arrival order; a retry keeps its original place
@@ -127,7 +138,7 @@ struct Queue {
   Instant jitter_base = kLongAgo;  ///< the wait its jitter was drawn for (Rules::jitter)
   Instant jitter_until = kLongAgo;
   /// Released (no request holds it) but kept for reuse; its place in the engine's idle list.
-  std::optional<std::pmr::list<QueueId>::iterator> idle;
+  std::optional<std::pmr::list<Queue*>::iterator> idle;
   /// The host's in-flight cap under these limits, constraints[0].gate: its key would be the
   /// queue's, so no other queue uses it, and it lives here rather than in a map of its own (a
   /// node and a copy of the key less per host: a crowd has an engine per client).
@@ -145,8 +156,8 @@ enum class RequestState : std::uint8_t { waiting, delayed, in_flight, settling }
 struct alignas(64) OpenRequest {
   // Line 0.
   Engine::RequestId id = 0;
-  /// Its queue (null until it has one). A queue lives while it has members, and an
-  /// unordered_map never moves its elements, so the pointer stays valid: no lookup per step.
+  /// Its queue (null until it has one). A queue lives while it has members, and the queue table
+  /// never moves a queue, so the pointer stays valid: no lookup per step.
   Queue* queue = nullptr;
   Instant started_at{};  ///< when the current attempt left its queue
   /// In flight: its attempt's id. Delayed: the timer that ends the delay. A request is never both,
@@ -215,7 +226,7 @@ class RequestTable {
 struct TimedEntry {
   Instant at;
   std::uint64_t order;
-  QueueId queue;
+  QueueHandle queue;
   std::uint64_t version;
   bool operator>(const TimedEntry& o) const { return at != o.at ? at > o.at : order > o.order; }
 };

@@ -136,6 +136,27 @@ TEST_F(Queues, QueueNobodyHoldsIsReleased) {
   EXPECT_EQ(engine().queue_count(), 0u);
 }
 
+TEST_F(Queues, AQueueReleasedAfterIdlingIsBuiltAgainWithItsOwnLimits) {
+  // The engine keeps the last 1,024 idle queues; the one before them is released, and where it
+  // lived goes to the next queue made, another host's. The first host's requests must get a queue
+  // with their own limits again, not the one now where theirs was.
+  settings.in_flight = 10;
+  settings.hosts["h0.org"] = Limits{1, std::nullopt};
+  auto ctx = context();
+  get("https://h0.org/x", ctx);
+  clock.run();
+  for (int h = 1; h <= 1'025; ++h) {  // h1024's queue idling releases h0's; h1025's takes its place
+    get("https://h" + std::to_string(h) + ".org/x", ctx);
+    clock.run();
+  }
+  server = [](auto&) { return std::optional<Scripted>(); };  // held: both would be in flight
+  get("https://h0.org/y", ctx);
+  get("https://h0.org/y", ctx);
+  clock.run();
+  EXPECT_EQ(transport.starts("h0.org").size(), 2u) << "h0.org is capped at one in flight";
+  EXPECT_EQ(engine().queue_count(), 1u);
+}
+
 TEST_F(Queues, RateSpacesOnlyRequestsGivenThatRate) {
   server = [](auto&) { return std::optional<Scripted>(Scripted{10ms, reply(200)}); };
   auto slow = context(with_limits({{"a.org", per_second(1)}}));
@@ -148,7 +169,7 @@ TEST_F(Queues, RateSpacesOnlyRequestsGivenThatRate) {
   for (const auto& s : transport.sent) {
     (s.target == "/slow" ? slow_starts : fast_starts).push_back(to_seconds(s.at));
   }
-  EXPECT_EQ(slow_starts, (Vec{0.0, 1.0}));  // the fast query does not hold the slow one back
+  EXPECT_EQ(slow_starts, (Vec{0.0, 1.0}));       // the fast query does not hold the slow one back
   EXPECT_EQ(fast_starts, (Vec{0.0, 0.1, 0.2}));  // nor the slow one the fast
 }
 
