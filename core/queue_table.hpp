@@ -15,7 +15,8 @@
 namespace pacing::detail {
 
 /// Where a queue lives: the id of the queue in it (0 while free), and the queue. Outlives every
-/// queue it holds, so a handle's check of `id` reads memory that is still the engine's.
+/// queue it holds, so a handle's check of `id` reads memory that is still the engine's (and the
+/// line the queue starts on, not the optional's flag after it).
 struct QueueSlot {
   QueueId id = 0;
   std::optional<Queue> queue;
@@ -25,7 +26,7 @@ class QueueTable {
  public:
   /// The live queue `h` was made from, or null.
   Queue* find(QueueHandle h) const {
-    return h.slot && h.slot->id == h.id && h.id != 0 ? &*h.slot->queue : nullptr;
+    return h.slot && h.slot->id == h.id ? &*h.slot->queue : nullptr;  // a free slot's id is 0
   }
 
   /// A new queue with id `id` (new, not 0), its nodes drawn from `nodes`.
@@ -41,7 +42,6 @@ class QueueTable {
     slot->id = id;
     q.id = id;
     q.slot = slot;
-    ++live_;
     return q;
   }
 
@@ -54,11 +54,10 @@ class QueueTable {
     slot->id = 0;
     slot->queue.reset();
     free_.push_back(slot);
-    --live_;
   }
 
   /// Live queues.
-  std::size_t size() const { return live_; }
+  std::size_t size() const { return slots_.size() - free_.size(); }
 
   /// Calls `fn(queue)` for every live queue.
   template <typename Fn>
@@ -71,7 +70,6 @@ class QueueTable {
  private:
   std::vector<std::unique_ptr<QueueSlot>> slots_;  ///< every slot ever made, live or free
   std::vector<QueueSlot*> free_;
-  std::size_t live_ = 0;
 };
 
 }  // namespace pacing::detail
