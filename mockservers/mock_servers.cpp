@@ -122,10 +122,9 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed,
     : bind_address_(std::move(bind_address)),
       workers_(kWorkerThreads, kWorkerStack),
       work_(boost::asio::make_work_guard(io_)),
-      clock_(io_),
-      rng_(seed) {
+      clock_(io_) {
   for (const auto& [host, spec] : scenario.servers) {
-    hosts_.emplace(host, sim::make_server_host(scenario, host, clock_, rng_));
+    hosts_.emplace(host, sim::make_server_host(scenario, host, clock_, seed));
   }
   model_thread_ = std::thread([this] { io_.run(); });
   for (auto& [host, server_host] : hosts_) {

@@ -57,7 +57,6 @@ class MockServers {
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   asio_binding::AsioClock clock_;
-  sim::Rng rng_;
   std::map<std::string, std::unique_ptr<sim::ServerHost>> hosts_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::map<std::string, int> ports_;

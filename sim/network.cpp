@@ -4,9 +4,8 @@
 
 namespace pacing::sim {
 
-SimNetwork::SimNetwork(Scheduler& clock, Rng& rng, AttemptBook* book)
+SimNetwork::SimNetwork(Scheduler& clock, AttemptBook* book)
     : clock_(clock),
-      rng_(rng),
       own_book_(book ? nullptr : std::make_unique<AttemptBook>()),
       book_(book ? *book : *own_book_) {}
 
@@ -22,8 +21,9 @@ SimNetwork::Link& SimNetwork::link(Duration timeout, std::string address, Header
 }
 
 void SimNetwork::add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
-                            Distribution latency, double failure_probability) {
-  servers_[authority] = Server{std::move(host), latency, failure_probability};
+                            Distribution latency, double failure_probability,
+                            std::uint64_t link_seed) {
+  servers_[authority] = Server{std::move(host), latency, failure_probability, Rng(link_seed)};
 }
 
 void SimNetwork::send(const Link& link, const Attempt& attempt,
@@ -50,8 +50,8 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
     return;
   }
   Server& server = found->second;
-  carried.one_way = server.latency.sample(rng_) / 2;
-  if (server.failure_probability > 0 && chance(rng_, server.failure_probability)) {
+  carried.one_way = server.latency.sample(server.rng) / 2;
+  if (server.failure_probability > 0 && chance(server.rng, server.failure_probability)) {
     fail_later(id, now + carried.one_way, "connection reset");
     return;
   }

@@ -46,12 +46,13 @@ class SimNetwork {
 
   /// `book`: where the network keeps its record of each attempt in flight, by the attempt's id,
   /// beside the recorder's (null: a book of its own); it must outlive the network.
-  SimNetwork(Scheduler& clock, Rng& rng, AttemptBook* book = nullptr);
+  explicit SimNetwork(Scheduler& clock, AttemptBook* book = nullptr);
 
   /// Serves `authority` with `host`; each attempt takes one draw of `latency` (round trip, half
   /// each way) and fails with `failure_probability` as a network error.
+  /// `link_seed` seeds the stream of the link's latencies and failures.
   void add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
-                  Distribution latency, double failure_probability);
+                  Distribution latency, double failure_probability, std::uint64_t link_seed);
   /// A client's link (kept by the network): `address` (empty: the default) and `headers` go with
   /// each of its attempts; `timeout` bounds each (zero: none).
   Link& link(Duration timeout, std::string address = {}, Headers headers = {});
@@ -64,6 +65,7 @@ class SimNetwork {
     std::unique_ptr<ServerHost> host;
     Distribution latency;
     double failure_probability = 0;
+    Rng rng;  ///< the link's own draws
   };
   /// A request on its way to a server. It arrives even if the client gave up meanwhile (the
   /// server cannot know), so it is kept apart from the attempt's record.
@@ -105,7 +107,6 @@ class SimNetwork {
   void drop_settled(Link::Lane& lane);
 
   Scheduler& clock_;
-  Rng& rng_;
   using Servers = std::unordered_map<std::string, Server, KeyHash, std::equal_to<>>;
   Servers servers_;  // never erased (their addresses are cached)
   /// servers_ entries by the address of the attempts' authority (a view into the URL each request

@@ -53,8 +53,9 @@ struct ClientIdentity {
   /// In a crowd, the client's own loopback address (a live client connects from it); its
   /// `address` too unless the population gives one. Empty outside crowds.
   std::string local_address;
-  Headers headers;    ///< sent with each of its requests (X-Client-Id, ...)
-  Duration start{0};  ///< its queries begin this long after their own start
+  Headers headers;         ///< sent with each of its requests (X-Client-Id, ...)
+  Duration start{0};       ///< its queries begin this long after their own start
+  std::uint64_t seed = 0;  ///< its stream of draws (client_stream), its strategy's and its start's
 };
 
 struct Scenario;
@@ -63,7 +64,10 @@ struct Scenario;
 std::string loopback_address(std::uint64_t n);
 
 /// Every client of every population, in order (population by population, index by index), with
-/// its identity made from the templates and its start drawn from `seed` (the run's seed).
+/// its identity made from the templates and its stream of draws from `seed` (the run's seed):
+/// the client `index` of the n-th population that runs queries draws from client_stream(seed, n,
+/// index), so how a file writes its one population (`client`, or a population of one) changes no
+/// draw. Its start is drawn from that stream's ClientStream::start part.
 std::vector<ClientIdentity> make_clients(const Scenario& scenario, std::uint64_t seed);
 
 }  // namespace pacing::sim

@@ -1,17 +1,21 @@
 #pragma once
-// Seeded randomness for the lab: one generator per run, and the distributions scenarios name.
+// Seeded randomness for the lab: independent streams of draws, and the distributions scenarios
+// name.
 //
-// The draws are the lab's own transforms of the generator's integers, written down here, not
-// std::normal_distribution and friends, whose algorithms each standard library chooses: the
-// integers of std::mt19937_64 are fixed by the standard, so a scenario and a seed give the same
-// bytes under libstdc++, libc++ and MSVC alike. `std::log`, `std::cos` and `std::exp` still come
-// from the C library, which glibc, musl and Apple's libm compute to within an ulp; a difference
-// there would also have to survive the rounding of every duration to whole microseconds.
+// Every kind of draw (the servers', the network's, each client's) comes from a stream of its
+// own, seeded through `derive_seed` from the run's seed and the stream's identity, so runs with
+// neighbouring seeds, and streams within a run, share no draws. The generator is SplitMix64 (8
+// bytes of state: a crowd has a stream per client, a world one per server and link). The draws
+// are the lab's own transforms of its integers, written down here, not <random>'s distributions,
+// whose algorithms each standard library chooses, so a scenario and a seed give the same bytes
+// under every standard library. `std::log`, `std::cos` and `std::exp` still come from the C
+// library, which glibc, musl and Apple's libm compute to within an ulp.
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
-#include <random>  // for std::mt19937_64 only: the distributions are the lab's own (above)
+#include <string_view>
 #include <variant>
 
 #include "core/split_mix.hpp"
@@ -19,8 +23,57 @@
 
 namespace pacing::sim {
 
-/// The scenario's seeded generator. Every draw of a run comes from one of these.
-using Rng = std::mt19937_64;
+/// A stream of draws: SplitMix64 as a uniform random bit generator.
+class Rng {
+ public:
+  using result_type = std::uint64_t;
+  explicit Rng(std::uint64_t seed = 0) : bits_(seed) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+  result_type operator()() { return bits_.next(); }
+  /// Skips `n` draws.
+  void discard(std::uint64_t n) {
+    for (; n > 0; --n) bits_.next();
+  }
+  friend bool operator==(const Rng&, const Rng&) = default;
+
+ private:
+  SplitMix64 bits_;
+};
+
+/// The kinds of draw a run makes, each the root of streams of its own.
+enum class Stream : std::uint64_t {
+  server = 1,  ///< a server's model and faults, one stream per host
+  link = 2,    ///< the network's latency and failures to a host, one stream per host
+  client = 3,  ///< a client's strategy and its start, one stream per client
+};
+
+/// A client's streams, each derived from the client's own (`client_stream`) with its part.
+enum class ClientStream : std::uint64_t {
+  start = 1,          ///< when it begins (a population's uniform start)
+  jitter = 2,         ///< the core's jitter rule
+  backoff = 3,        ///< a backoff strategy's waits
+  host_limiters = 4,  ///< a per-host limiter's draws, one stream per host below this one
+};
+
+inline std::uint64_t client_part(std::uint64_t client_seed, ClientStream part) {
+  return derive_seed(client_seed, static_cast<std::uint64_t>(part));
+}
+
+/// The seed of a host's stream of `kind` (Stream::server, Stream::link) in a run seeded `seed`.
+inline std::uint64_t host_stream(std::uint64_t seed, Stream kind, std::string_view host) {
+  return derive_seed(derive_seed(seed, static_cast<std::uint64_t>(kind)), host);
+}
+
+/// The seed of a client's stream: the client `index` of the `population`-th population that runs
+/// queries. Neither the population's name nor how the file writes it (`client`, or a population
+/// of one) enters, so one population behaves the same however it is written.
+inline std::uint64_t client_stream(std::uint64_t seed, std::uint64_t population,
+                                   std::uint64_t index) {
+  return derive_seed(
+      derive_seed(derive_seed(seed, static_cast<std::uint64_t>(Stream::client)), population),
+      index);
+}
 
 /// A fraction in [0, 1): the top 53 bits of one draw.
 inline double fraction(Rng& rng) { return fraction_of(rng()); }

@@ -23,10 +23,10 @@ namespace {
 class SimWorld final : public World {
  public:
   SimWorld(const Scenario& scenario, std::uint64_t seed)
-      : clock_(scenario.epoch), rng_(seed), network_(clock_, rng_, &attempts_) {
+      : clock_(scenario.epoch), network_(clock_, &attempts_) {
     for (const auto& [host, server] : scenario.servers) {
-      network_.add_server(host, make_server_host(scenario, host, clock_, rng_), server.latency,
-                          server.network_failure);
+      network_.add_server(host, make_server_host(scenario, host, clock_, seed), server.latency,
+                          server.network_failure, host_stream(seed, Stream::link, host));
     }
   }
   Clock& clock() override { return clock_; }
@@ -45,7 +45,6 @@ class SimWorld final : public World {
 
  private:
   Scheduler clock_;
-  Rng rng_;
   AttemptBook attempts_;  // the network's and the recorder's records of each attempt
   SimNetwork network_;
 };

@@ -208,8 +208,12 @@ std::optional<StartSpec> read_start(const Json& node, const std::string& pointer
 }
 
 /// `clients`: populations of clients, each a client's settings with a name, a count, a start,
-/// and templates for the address and headers each client sends.
+/// and templates for the address and headers each client sends. A file without `client` may name
+/// a population `client`: it takes the place of the implicit one.
 void read_populations(ObjectReader& top, Scenario& s, Defects& d) {
+  // Without `client`, populations[0] is implicit until a population named `client` takes it.
+  const bool client_written = top.raw("client") != nullptr;
+  bool implicit_client = !client_written;
   const Json* list = top.raw("clients");
   if (!list) return;
   if (!list->is_array()) {
@@ -224,11 +228,14 @@ void read_populations(ObjectReader& top, Scenario& s, Defects& d) {
     p.client = read_client(&node, pointer, d, {"name", "count", "start", "address", "headers"});
     ObjectReader r(node, pointer, d);
     if (!r.ok()) continue;
+    bool takes_implicit = false;
     if (auto v = r.string("name", true)) {
       p.name = *v;
-      for (const Population& other : s.populations) {
-        if (other.name == *v)
-          d.add(r.pointer("name"), "another population is named \"" + *v + "\"");
+      takes_implicit = *v == "client" && implicit_client;
+      for (std::size_t k = takes_implicit ? 1 : 0; k < s.populations.size(); ++k) {
+        if (s.populations[k].name != *v) continue;
+        d.add(r.pointer("name"), k == 0 ? "/client already is the population named \"client\""
+                                        : "another population is named \"" + *v + "\"");
       }
       if (!is_field_value(*v) || v->empty())
         d.add(r.pointer("name"), "must be a name (no controls)");
@@ -259,7 +266,13 @@ void read_populations(ObjectReader& top, Scenario& s, Defects& d) {
         }
       }
     }
-    s.populations.push_back(std::move(p));
+    if (takes_implicit) {
+      implicit_client = false;
+      s.client = p.client;
+      s.populations[0] = std::move(p);
+    } else {
+      s.populations.push_back(std::move(p));
+    }
   }
 }
 

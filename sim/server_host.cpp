@@ -7,7 +7,7 @@
 
 namespace pacing::sim {
 
-ServerHost::ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model,
+ServerHost::ServerHost(Clock& clock, Rng rng, std::unique_ptr<ServerModel> model,
                        std::vector<Route> paths, FaultSpec fault, CapacitySpec capacity)
     : clock_(clock),
       rng_(rng),
@@ -118,7 +118,7 @@ void ServerHost::send_reply(std::uint32_t slot) {
 }
 
 std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std::string& host,
-                                             Clock& clock, Rng& rng) {
+                                             Clock& clock, std::uint64_t seed) {
   const ServerSpec& server = scenario.servers.at(host);
   ModelEnv env{scenario.file.parent_path(), scenario.epoch};
   Defects defects;
@@ -132,7 +132,8 @@ std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std
     }
   }
   if (!defects.empty()) throw InputError(defects.format(scenario.file.string()));
-  return std::make_unique<ServerHost>(clock, rng, std::move(model), std::move(routes), server.fault,
+  return std::make_unique<ServerHost>(clock, Rng(host_stream(seed, Stream::server, host)),
+                                      std::move(model), std::move(routes), server.fault,
                                       server.capacity);
 }
 

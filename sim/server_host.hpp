@@ -47,7 +47,8 @@ class ServerHost {
   /// reply to keep (its headers and body move on with it, not copied).
   using Respond = std::function<void(Reply&&)>;
 
-  ServerHost(Clock& clock, Rng& rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths,
+  /// `rng`: the host's own stream of draws (its models' and its faults').
+  ServerHost(Clock& clock, Rng rng, std::unique_ptr<ServerModel> model, std::vector<Route> paths,
              FaultSpec fault = {}, CapacitySpec capacity = {});
 
   /// A request arrives now. Taken by reference: it is moved from only when it has to wait for a
@@ -71,7 +72,7 @@ class ServerHost {
   void admit(ServerModel& model, std::vector<Admission> admissions);
 
   Clock& clock_;
-  Rng& rng_;
+  Rng rng_;
   FaultSpec fault_;
   std::unique_ptr<ServerModel> model_;
   std::vector<Route> paths_;  // longest prefix first
@@ -104,9 +105,10 @@ class ServerHost {
 
 struct Scenario;
 
-/// Builds the server the scenario declares for `host` (its model and its path models) on `clock`.
-/// Throws InputError when a model cannot be built.
+/// Builds the server the scenario declares for `host` (its model and its path models) on `clock`,
+/// drawing from the host's stream of the run seeded `seed`. Throws InputError when a model cannot
+/// be built.
 std::unique_ptr<ServerHost> make_server_host(const Scenario& scenario, const std::string& host,
-                                             Clock& clock, Rng& rng);
+                                             Clock& clock, std::uint64_t seed);
 
 }  // namespace pacing::sim

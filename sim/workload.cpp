@@ -29,8 +29,7 @@ Workload::Workload(World& world, const Scenario& scenario,
     auto [limits, fresh] = checked_limits_.try_emplace(identity.population);
     if (fresh) limits->second = info.checked(spec.engine, spec.retries);
     checker.add_client(limits->second ? &*limits->second : nullptr);
-    const std::uint64_t random_seed = seed * 0x9E3779B97F4A7C15ull + clients_.size() + 1;
-    Client c{make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, random_seed,
+    Client c{make_strategy(info, clock_, port, spec.engine, spec.retries, spec.own, identity.seed,
                            &shared_settings_[identity.population])};
     // The hosts' learned state, as the first client of each population learns it (each client
     // learns alone: their intervals are not one series).

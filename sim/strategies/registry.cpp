@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/random.hpp"
 #include "sim/strategies/aws_adaptive.hpp"
 #include "sim/strategies/backoff.hpp"
 #include "sim/strategies/client_limiter.hpp"
@@ -60,15 +61,22 @@ template <typename Make>
 std::unique_ptr<Strategy> core_strategy(const StrategyInputs& in, Make&& make) {
   std::shared_ptr<const EngineSettings> settings =
       in.shared ? in.shared->get(make) : std::make_shared<const EngineSettings>(make());
-  return std::make_unique<ThrottleStrategy>(in.clock, in.transport, std::move(settings), in.seed);
+  return std::make_unique<ThrottleStrategy>(in.clock, in.transport, std::move(settings),
+                                            client_part(in.seed, ClientStream::jitter));
 }
 
-/// Each host's limiter gets its own stream of draws (SplitMix64's increment apart).
-ClientLimiterFactory sre_limiters(SreThrottleSettings settings, std::uint64_t seed) {
+/// Each host's limiter gets its own stream of draws, the n-th host to be used the n-th stream.
+ClientLimiterFactory sre_limiters(SreThrottleSettings settings, std::uint64_t client_seed) {
   auto hosts = std::make_shared<std::uint64_t>(0);
+  const std::uint64_t seed = client_part(client_seed, ClientStream::host_limiters);
   return [settings, seed, hosts] {
-    return std::make_unique<SreThrottleLimiter>(settings, seed + 0x9E3779B97F4A7C15ull * ++*hosts);
+    return std::make_unique<SreThrottleLimiter>(settings, derive_seed(seed, (*hosts)++));
   };
+}
+
+/// A client's backoff waits, from its own stream.
+RetryDelay client_backoff(const BackoffSettings& settings, std::uint64_t client_seed) {
+  return backoff_delay(settings, client_part(client_seed, ClientStream::backoff));
 }
 
 /// For the strategies that keep no per-host limits of the core's kind (see
@@ -147,7 +155,7 @@ std::vector<StrategyInfo> make_registry() {
              read_backoff(object, pointer, d));
        },
        [](const StrategyInputs& in) {
-         return direct(in, "backoff", 5, backoff_delay(own<BackoffSettings>(in), in.seed));
+         return direct(in, "backoff", 5, client_backoff(own<BackoffSettings>(in), in.seed));
        },
        no_limits});
   r.push_back({"throttle-next",
@@ -247,7 +255,7 @@ std::vector<StrategyInfo> make_registry() {
          // botocore's standard mode: 3 attempts, waits random() * min(20, 2^(attempt - 1)) s.
          return direct(
              in, "aws-adaptive", 2,
-             backoff_delay(
+             client_backoff(
                  {std::chrono::seconds(1), std::chrono::seconds(20), BackoffSettings::Jitter::full},
                  in.seed),
              [a, clock] { return std::make_unique<AwsAdaptiveLimiter>(a, clock->now()); });
@@ -268,8 +276,8 @@ std::vector<StrategyInfo> make_registry() {
                  return std::make_shared<const OwnSettings<SreThrottleSettings>>(t);
                },
                [](const StrategyInputs& in) {
-                 return direct(in, "sre-throttle", 5, backoff_delay(BackoffSettings{}, in.seed),
-                               sre_limiters(own<SreThrottleSettings>(in), ~in.seed));
+                 return direct(in, "sre-throttle", 5, client_backoff(BackoffSettings{}, in.seed),
+                               sre_limiters(own<SreThrottleSettings>(in), in.seed));
                },
                no_limits});
   return r;

@@ -44,7 +44,7 @@ class SharedBook : public ::testing::Test {
         clock, rng, make_model(Json::parse(model), "", defects, ModelEnv{}, {}),
         std::vector<ServerHost::Route>{});
     ASSERT_TRUE(defects.empty());
-    network.add_server("a.org", std::move(server), Distribution::Fixed{0.1}, 0);
+    network.add_server("a.org", std::move(server), Distribution::Fixed{0.1}, 0, 2);
     port = &recorder.add_client(network.link(timeout));
     source = RequestSource{0, recorder.host_index("a.org"), &query, &path};
   }
@@ -58,7 +58,7 @@ class SharedBook : public ::testing::Test {
   Scheduler clock;
   Rng rng{1};
   AttemptBook book;
-  SimNetwork network{clock, rng, &book};
+  SimNetwork network{clock, &book};
   Recorder recorder{clock, nullptr, false, nullptr, nullptr, &book};
   Transport* port = nullptr;
   std::string query = "q", path = "/";

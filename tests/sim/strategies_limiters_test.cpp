@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/split_mix.hpp"
+#include "sim/random.hpp"
 #include "sim/strategies/aws_adaptive.hpp"
 #include "sim/strategies/client_limiter.hpp"
 #include "tests/sim/strategy_fixture.hpp"
@@ -276,15 +277,20 @@ TEST(SreThrottle, RejectsWhenADrawFallsBelowTheProbability) {
   EXPECT_EQ(second, first < 0.5 ? ClientLimiter::Verdict::reject : ClientLimiter::Verdict::send);
 }
 
-// Through the registry, seed 1, no retries: four requests at once to a host that has answered
-// nothing yet. The first leaves (p = 0); the second meets p = 1/2 and draws 0.728 (sent); the
-// third p = 2/3, draws 0.816 (sent); the fourth p = 3/4, draws 0.121: rejected locally, never
-// sent, and it gives up at once (not from inside issue). Once three answers are accepted, a
-// fifth request at 1 s meets p = max(0, (4 - 6) / 5) = 0.
+// Through the registry, client seed 6, no retries: four requests at once to a host that has
+// answered nothing yet. The host's limiter draws from the client's stream for its first host;
+// the first request leaves (p = 0); the second meets p = 1/2 and draws 0.513 (sent); the third
+// p = 2/3, draws 0.996 (sent); the fourth p = 3/4, draws 0.304: rejected locally, never sent, and
+// it gives up at once (not from inside issue). Once three answers are accepted, a fifth request
+// at 1 s meets p = max(0, (4 - 6) / 5) = 0.
 TEST_F(ZooTest, SreThrottleRejectsLocallyUntilTheServerAccepts) {
   name = "sre-throttle";
   retries = 0;
-  seed = 1;
+  seed = 6;
+  SplitMix64 draws(derive_seed(sim::client_part(seed, sim::ClientStream::host_limiters), 0));
+  EXPECT_NEAR(draws.fraction(), 0.513, 5e-4);
+  EXPECT_NEAR(draws.fraction(), 0.996, 5e-4);
+  EXPECT_NEAR(draws.fraction(), 0.304, 5e-4);
   std::vector<RequestId> ids;
   for (int i = 0; i < 4; ++i) ids.push_back(get("https://example.org/x"));
   get_at(1s, "https://example.org/y", {}, &ids);
