@@ -178,12 +178,15 @@ struct Engine::Impl {
   // ---- starting ----------------------------------------------------------------------------
 
   /// The earliest instant the queue's head may start as far as pauses and intervals go.
-  /// `learned` (when given) gets the part owed to pauses and learned intervals.
-  static Instant eligible_at(const Queue& q, Instant now, Instant* learned = nullptr);
+  /// `learned` (when given) gets the part owed to pauses and learned intervals, and `deadline`
+  /// (when given) the earliest pause_deadline of the pauses in force.
+  static Instant eligible_at(const Queue& q, Instant now, Instant* learned = nullptr,
+                             Instant* deadline = nullptr);
 
   /// Rules::jitter: the instant a wait for `learned` (a pause's end, or a learned interval's)
-  /// really ends: later by a seeded random fraction of the wait, drawn once per wait.
-  Instant jittered(Queue& q, Instant learned, Instant now);
+  /// really ends: later by a seeded random fraction of the wait, drawn once per wait, and no
+  /// later than `deadline` (a pause's retryDelayLimit) unless `learned` itself is.
+  Instant jittered(Queue& q, Instant learned, Instant now, Instant deadline);
   /// The jitter's draws (SplitMix64: 8 bytes of state, a crowd has an engine per client).
   SplitMix64 jitter;
 

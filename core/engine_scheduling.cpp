@@ -213,11 +213,14 @@ void Engine::Impl::wake_dirty_gates() {
   }
 }
 
-Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned) {
+Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned,
+                                  Instant* deadline) {
   Instant at = kLongAgo;
   Instant owed_to_learning = kLongAgo;
   for (const Constraint& c : q.constraints) {
     owed_to_learning = std::max(owed_to_learning, c.entity->paused_until);
+    if (deadline && c.entity->paused_until > now)
+      *deadline = std::min(*deadline, c.entity->pause_deadline);
     if (c.entity->learned > Duration::zero())
       owed_to_learning = std::max(owed_to_learning, c.entity->last_start + c.entity->learned);
     at = std::max(at, detail::Learner::hint_bound(*c.entity, now));
@@ -227,7 +230,7 @@ Instant Engine::Impl::eligible_at(const Queue& q, Instant now, Instant* learned)
   return std::max(at, owed_to_learning);
 }
 
-Instant Engine::Impl::jittered(Queue& q, Instant learned, Instant now) {
+Instant Engine::Impl::jittered(Queue& q, Instant learned, Instant now, Instant deadline) {
   // One draw per wait: while the instant it waits for stays the same, so does its delay.
   if (q.jitter_base != learned) {
     q.jitter_base = learned;
@@ -235,13 +238,16 @@ Instant Engine::Impl::jittered(Queue& q, Instant learned, Instant now) {
     q.jitter_until =
         learned + Duration{std::llround(fraction * static_cast<double>((learned - now).count()))};
   }
-  return q.jitter_until;
+  // A pause's retryDelayLimit holds with jitter on: the delay ends by the limit's deadline.
+  return std::min(q.jitter_until, std::max(learned, deadline));
 }
 
 bool Engine::Impl::try_start(Queue& q, Instant now) {
   Instant learned = kLongAgo;
-  Instant at = eligible_at(q, now, &learned);
-  if (settings.rules.jitter && learned > now) at = std::max(at, jittered(q, learned, now));
+  Instant deadline = Instant::max();
+  Instant at = eligible_at(q, now, &learned, &deadline);
+  if (settings.rules.jitter && learned > now)
+    at = std::max(at, jittered(q, learned, now, deadline));
   if (at > now) {
     q.placement = Placement::timed;
     timed.push({at, ++timed_order, QueueTable::handle(q), ++q.version});

@@ -41,6 +41,9 @@ struct HostState {
   Instant last_start = kLongAgo;
   Duration learned{0};
   Instant paused_until = kLongAgo;
+  /// The latest start the retryDelayLimit of the pause in force allows: Rules::jitter never
+  /// delays a start past it.
+  Instant pause_deadline = Instant::max();
   std::uint64_t epoch = 0;  ///< bumped on every change of `learned`
   /// Rules::remember_refusal: the learned interval the latest counted refusal came at (fading).
   Duration refused_at{0};

@@ -32,6 +32,8 @@ void Learner::pause(HostState& e, const HostState& host, Duration retry_after,
       retry_delay_limit ? std::min(retry_after, *retry_delay_limit) : retry_after;
   const Instant until = now + pause;
   e.paused_until = settings_.rules.keep_longer_pause ? std::max(e.paused_until, until) : until;
+  if (e.paused_until == until)
+    e.pause_deadline = retry_delay_limit ? now + *retry_delay_limit : Instant::max();
   if (e.group) note_group_pause(e, host, until, now);
 }
 

@@ -29,8 +29,9 @@ struct Rules {
   /// A retried request keeps its original place in line (else it queues at the back).
   bool retry_keeps_place = true;
   /// Off by default (the seed's behaviour). A start released by a pause or a learned interval is
-  /// delayed by a seeded random fraction of that wait ("full jitter"), so that clients refused
-  /// together do not all come back at the same instant.
+  /// delayed by a seeded random fraction of that wait, so that clients refused together do not
+  /// all come back at the same instant: "jitter after the wait", in [w, 2w) for a wait w, unlike
+  /// backoff's "full jitter" in [0, w). A pause's retryDelayLimit still holds.
   bool jitter = false;
   /// Off by default (the seed's behaviour). A refusal without Retry-After remembers the learned
   /// interval it came at (as CUBIC remembers W_max); answers then decay the interval no lower
@@ -66,7 +67,7 @@ struct EngineSettings {
   bool hints = false;
   /// Seeds the draws of Rules::jitter (runs are reproducible for a seed).
   std::uint64_t jitter_seed = 0;
-  /// Rules::jitter delays a start by at most this share of its wait (1: "full jitter").
+  /// Rules::jitter delays a start by at most this share of its wait (1: up to the wait again).
   double jitter_share = 1.0;
   /// Rules::remember_refusal: how far above the remembered refused interval decay stops.
   double refusal_margin = 1.1;

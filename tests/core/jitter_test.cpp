@@ -1,5 +1,5 @@
 // Rules::jitter: a start released by a pause or a learned interval is delayed by a seeded random
-// fraction of that wait ("full jitter"); off by default; reproducible per seed.
+// fraction of that wait ("jitter after the wait"); off by default; reproducible per seed.
 
 #include <gtest/gtest.h>
 
@@ -119,6 +119,61 @@ TEST_F(Jitter, SameSeedSameInstantsOtherSeedOthers) {
   };
   EXPECT_EQ(run(1), run(1));
   EXPECT_NE(run(1), run(2));
+}
+
+// A pause's retryDelayLimit holds with jitter on. A refusal whose Retry-After (120 s) passes the
+// limit (60 s) gives up and pauses the host for the limit: the request waiting behind it starts
+// when the limit ends, not a drawn share of the pause later.
+TEST_F(Jitter, RetryDelayLimitHoldsWithJitter) {
+  settings.hosts["a.org"] = in_flight(1);
+  server = [](const ScriptedTransport::Sent& s) {
+    return std::optional<Scripted>(
+        Scripted{100ms, s.request == 1 ? reply(429, {{"Retry-After", "120"}}) : reply(200)});
+  };
+  RequestContext c;
+  c.retry_delay_limit = 60s;
+  get("https://a.org/x", context(c));
+  get("https://a.org/y", context(c));
+  clock.run();
+  EXPECT_EQ(starts("a.org"), (Vec{0.0, 60.1}));
+}
+
+// Over 200 seeds, a Retry-After within the limit is jittered, but never past the limit: the retry
+// starts in [refusal + Retry-After, refusal + limit].
+TEST(JitterRule, RetryDelayLimitHoldsWithJitterOnEverySeed) {
+  int jittered = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    sim::Scheduler clock{std::chrono::sys_days{std::chrono::January / 1 / 2026}};
+    const int retry_after = 1 + static_cast<int>(seed % 100);  // 1 .. 100 s
+    ScriptedTransport transport{
+        clock, [retry_after](const ScriptedTransport::Sent& s) {
+          return std::optional<Scripted>(Scripted{
+              100ms, s.number == 1 ? reply(429, {{"Retry-After", std::to_string(retry_after)}})
+                                   : reply(200)});
+        }};
+    EngineSettings settings = bare_settings();
+    settings.rules.jitter = true;
+    settings.jitter_seed = seed;
+    Engine engine(clock, transport, settings);
+    Completions done;
+    RequestContext c;
+    c.retry_delay_limit = 60s;
+    Request r;
+    r.url = "https://a.org/x";
+    engine.fetch(std::move(r), context(c), done.handler(clock));
+    clock.run();
+    const auto starts = transport.starts("a.org");
+    if (retry_after > 60) {
+      EXPECT_EQ(starts.size(), 1u) << "seed " << seed;  // gave up: told to wait past the limit
+      continue;
+    }
+    ASSERT_EQ(starts.size(), 2u) << "seed " << seed;
+    const double refused = 0.1;
+    EXPECT_GE(to_seconds(starts[1]), refused + retry_after) << "seed " << seed;
+    EXPECT_LE(to_seconds(starts[1]), refused + 60) << "seed " << seed;
+    if (to_seconds(starts[1]) > refused + retry_after) ++jittered;
+  }
+  EXPECT_GT(jittered, 50);  // the jitter still spreads the waits within the limit
 }
 
 TEST(JitterRule, IsOffByDefault) { EXPECT_FALSE(EngineSettings{}.rules.jitter); }
