@@ -1,9 +1,64 @@
 #include "sim/strategies/aws_adaptive.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
 
 namespace pacing::sim {
+
+namespace {
+
+// standard.py ThrottledRetryableChecker._THROTTLED_ERROR_CODES.
+constexpr std::array<std::string_view, 14> kThrottlingCodes = {
+    "Throttling",
+    "ThrottlingException",
+    "ThrottledException",
+    "RequestThrottledException",
+    "TooManyRequestsException",
+    "ProvisionedThroughputExceededException",
+    "TransactionInProgressException",
+    "RequestLimitExceeded",
+    "BandwidthLimitExceeded",
+    "LimitExceededException",
+    "RequestThrottled",
+    "SlowDown",
+    "PriorRequestNotComplete",
+    "EC2ThrottledException"};
+
+/// The error code of an x-amzn-ErrorType field ("ThrottlingException:http://..." names
+/// ThrottlingException).
+std::string_view error_code(const Response& response) {
+  const auto field = find_header(response.headers, "x-amzn-ErrorType");
+  if (!field) return {};
+  const std::string_view value = *field;
+  return value.substr(0, value.find(':'));
+}
+
+}  // namespace
+
+bool is_aws_throttle(const AttemptResult& result) {
+  if (result.kind != AttemptResult::Kind::response) return false;
+  if (result.response.status == 429) return true;
+  const std::string_view code = error_code(result.response);
+  return !code.empty() && std::find(kThrottlingCodes.begin(), kThrottlingCodes.end(), code) !=
+                              kThrottlingCodes.end();
+}
+
+bool is_aws_retryable(const AttemptResult& result) {
+  switch (result.kind) {
+    case AttemptResult::Kind::timeout:
+    case AttemptResult::Kind::network:
+      return true;  // ReadTimeoutError, ConnectTimeoutError, EndpointConnectionError, ...
+    case AttemptResult::Kind::aborted:
+      return false;
+    case AttemptResult::Kind::response:
+      break;
+  }
+  const int status = result.response.status;
+  return is_aws_throttle(result) || status == 500 || status == 502 || status == 503 ||
+         status == 504;
+}
 
 double AwsAdaptiveLimiter::seconds(Instant t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
@@ -12,14 +67,11 @@ double AwsAdaptiveLimiter::seconds(Instant t) {
 AwsAdaptiveLimiter::AwsAdaptiveLimiter(AwsAdaptiveSettings settings, Instant start)
     : s_(settings),
       last_fail_(seconds(start)),
+      last_refill_(seconds(start)),
       last_bucket_(std::floor(seconds(start))),
       quota_(settings.quota) {}
 
 void AwsAdaptiveLimiter::refill(double t) {
-  if (last_refill_ < 0) {  // the first refill only starts the clock
-    last_refill_ = t;
-    return;
-  }
   capacity_ = std::min(capacity_max_, capacity_ + (t - last_refill_) * fill_rate_);
   last_refill_ = t;
 }
@@ -66,22 +118,36 @@ void AwsAdaptiveLimiter::settled(const Sample& sample) {
   } else {
     const double current = enabled_ ? std::min(measured, fill_rate_) : measured;
     w_max_ = current;
-    k_ = std::cbrt(w_max_ * (1 - s_.beta) / s_.scale);
+    k_ = std::pow(w_max_ * (1 - s_.beta) / s_.scale, 1.0 / 3.0);  // Python's ** (1/3.0)
     last_fail_ = t;
     rate = current * s_.beta;
     enabled_ = true;
   }
   set_max_rate(std::min(rate, s_.max_adjust * measured), t);
-  // The retry quota: an answer 2xx gives back what its retry cost, or a little.
-  if (!sample.refused && !sample.failed) {
-    quota_ = std::min(s_.quota, quota_ + (sample.retry ? s_.retry_cost : s_.no_retry_increment));
-  }
 }
 
-bool AwsAdaptiveLimiter::allow_retry() {
-  if (quota_ < s_.retry_cost) return false;
-  quota_ -= s_.retry_cost;
+bool AwsAdaptiveLimiter::throttled(const AttemptResult& result, bool /*core_refusal*/) const {
+  return is_aws_throttle(result);
+}
+
+bool AwsAdaptiveLimiter::retried(const AttemptResult& result, bool /*core_refusal*/) const {
+  return is_aws_retryable(result);
+}
+
+bool AwsAdaptiveLimiter::allow_retry(const AttemptResult& result, int& paid) {
+  const int cost =
+      result.kind == AttemptResult::Kind::timeout ? s_.timeout_retry_cost : s_.retry_cost;
+  if (quota_ < cost) return false;
+  quota_ -= cost;
+  paid = cost;
   return true;
+}
+
+void AwsAdaptiveLimiter::finished(const AttemptResult& last, int paid) {
+  // release_retry_quota, on after-call: a 2xx gives back the latest retry's cost, or 1.
+  const int status = last.response.status;
+  if (last.kind != AttemptResult::Kind::response || status < 200 || status >= 300) return;
+  quota_ = std::min(s_.quota, quota_ + (paid > 0 ? paid : s_.no_retry_increment));
 }
 
 }  // namespace pacing::sim

@@ -11,12 +11,21 @@ ClientLimiter::Verdict AimdLimiter::admit(std::size_t in_flight, Instant /*now*/
 
 void AimdLimiter::settled(const Sample& s) {
   const bool drop = s.refused || s.failed || s.settled - s.sent > settings_.timeout;
+  const int backed_off = static_cast<int>(std::floor(limit_ * settings_.backoff_ratio));
+  if (settings_.version == AimdSettings::Version::c00f751f) {
+    if (drop) {
+      limit_ = std::max(1, std::min(limit_ - 1, backed_off));
+    } else if (s.in_flight * 2 >= static_cast<std::size_t>(limit_)) {
+      ++limit_;
+    }
+    return;
+  }
   if (drop) {
-    const int backed_off = static_cast<int>(std::floor(limit_ * settings_.backoff_ratio));
-    limit_ = std::max(1, std::min(limit_ - 1, backed_off));
+    limit_ = backed_off;
   } else if (s.in_flight * 2 >= static_cast<std::size_t>(limit_)) {
     ++limit_;
   }
+  limit_ = std::min(settings_.max_limit, std::max(settings_.min_limit, limit_));
 }
 
 ClientLimiter::Verdict Gradient2Limiter::admit(std::size_t in_flight, Instant /*now*/) {
@@ -35,11 +44,14 @@ void Gradient2Limiter::settled(const Sample& s) {
     long_rtt_ = long_rtt_ * (1 - factor) + rtt * factor;
   }
   const double short_rtt = rtt;
+  const double long_rtt = long_rtt_;
+  const bool v0_5_4 = settings_.version == Gradient2Settings::Version::v0_5_4;
   // Latency back to normal after a long load: bring the baseline down faster.
-  if (long_rtt_ / short_rtt > 2) long_rtt_ *= 0.9;
+  if (long_rtt / short_rtt > 2) long_rtt_ *= v0_5_4 ? 0.95 : 0.9;
   // Application-limited: too little in flight to say anything about the limit.
   if (static_cast<double>(s.in_flight) < estimated_ / 2) return;
-  const double gradient = std::max(0.5, std::min(1.0, long_rtt_ / short_rtt));
+  const double tolerance = v0_5_4 ? settings_.rtt_tolerance : 1.0;
+  const double gradient = std::max(0.5, std::min(1.0, tolerance * long_rtt / short_rtt));
   const double target = estimated_ * gradient + settings_.queue_size;
   const double next = estimated_ * (1 - settings_.smoothing) + target * settings_.smoothing;
   estimated_ = std::max<double>(settings_.min_limit, std::min<double>(settings_.max_limit, next));

@@ -337,12 +337,13 @@ struct ComunicaStrategy::Impl {
 
   void run_retry(Pending& p) {
     const RequestContext& ctx = *p.context;
-    p.retry_active = ctx.retry_count && *ctx.retry_count >= 1;
+    const std::optional<int> count = ctx.retry_count ? ctx.retry_count : settings.retry_count;
+    p.retry_active = count && *count >= 1;
     if (!p.retry_active) {
       send_attempt(p);
       return;
     }
-    p.attempt_limit = *ctx.retry_count + 1;
+    p.attempt_limit = *count + 1;
     p.loop_attempt = 1;
     retry_iteration(p);
   }

@@ -27,8 +27,13 @@ struct ComunicaSettings {
   bool limit_by_default = false;
   /// Let delayed requests overlap instead of queueing them one interval apart (`allowOverlap`).
   bool allow_overlap = false;
-  /// Sent by requests that name no User-Agent, as actor-http-fetch does under Node.js 22.
-  std::string user_agent = "Comunica/actor-http-fetch (linux; x64) Node.js/22";
+  /// Sent by requests that name no User-Agent, as actor-http-fetch 5.4.0 does under Node.js 22 on
+  /// Linux x64 (seen by a server it was run against).
+  std::string user_agent = "Comunica/5.0 (linux; x64) ActorHttpFetch/5.4.0 Node.js/22";
+  /// The retry count of a query whose context sets none. Comunica reads only the context's
+  /// httpRetryCount; the lab's `client.retries` stands for a caller that passes it with every
+  /// query (unset: no retries, as Comunica).
+  std::optional<int> retry_count;
 };
 
 /// Comunica's actor-http-limit-rate (outer) and actor-http-retry (inner, active only when the

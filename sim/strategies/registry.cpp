@@ -107,26 +107,27 @@ std::vector<StrategyInfo> make_registry() {
        [](const EngineSettings& engine, std::optional<int>) {
          return std::optional<EngineSettings>(engine);
        }});
-  r.push_back({"comunica",
-               "Comunica's actor-http-limit-rate and actor-http-retry, as Comunica ships them",
-               [](const Json* object, const std::string& pointer, Defects& d) {
-                 ComunicaSettings c;
-                 if (object) {
-                   ObjectReader cr(*object, pointer, d);
-                   if (auto v = cr.number("correctionMultiplier", 0, 1e6))
-                     c.correction_multiplier = *v;
-                   if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.failure_multiplier = *v;
-                   if (auto v = cr.boolean("limitByDefault")) c.limit_by_default = *v;
-                   if (auto v = cr.boolean("allowOverlap")) c.allow_overlap = *v;
-                   cr.finish();
-                 }
-                 return std::make_shared<const OwnSettings<ComunicaSettings>>(std::move(c));
-               },
-               [](const StrategyInputs& in) {
-                 return std::make_unique<ComunicaStrategy>(in.clock, in.transport,
-                                                           own<ComunicaSettings>(in));
-               },
-               no_limits});
+  r.push_back(
+      {"comunica",
+       "Comunica 5.4.0's actor-http-limit-rate and actor-http-retry, as Comunica ships them",
+       [](const Json* object, const std::string& pointer, Defects& d) {
+         ComunicaSettings c;
+         if (object) {
+           ObjectReader cr(*object, pointer, d);
+           if (auto v = cr.number("correctionMultiplier", 0, 1e6)) c.correction_multiplier = *v;
+           if (auto v = cr.number("failureMultiplier", 0, 1e6)) c.failure_multiplier = *v;
+           if (auto v = cr.boolean("limitByDefault")) c.limit_by_default = *v;
+           if (auto v = cr.boolean("allowOverlap")) c.allow_overlap = *v;
+           cr.finish();
+         }
+         return std::make_shared<const OwnSettings<ComunicaSettings>>(std::move(c));
+       },
+       [](const StrategyInputs& in) {
+         ComunicaSettings c = own<ComunicaSettings>(in);
+         c.retry_count = in.retries;
+         return std::make_unique<ComunicaStrategy>(in.clock, in.transport, std::move(c));
+       },
+       no_limits});
   r.push_back({"unpaced",
                "no pacing: every request at once; a refusal is sent again at once",
                {},
@@ -179,14 +180,31 @@ std::vector<StrategyInfo> make_registry() {
                }});
   r.push_back(
       {"aimd",
-       "Netflix concurrency-limits' AIMDLimit as an in-flight limit per host: +1 while busy, "
-       "x0.9 on a refusal, failure or slow answer",
+       "Netflix concurrency-limits' AIMDLimit (v0.5.4; version 00f751f: 2019) as an in-flight "
+       "limit per host: +1 while busy, x0.9 on a refusal, failure or slow answer",
        [](const Json* object, const std::string& pointer, Defects& d) {
          AimdSettings a;
          if (object) {
            ObjectReader r(*object, pointer, d);
+           if (auto v = r.string("version")) {
+             if (*v == "00f751f") {
+               a.version = AimdSettings::Version::c00f751f;
+               a.initial_limit = 10;
+             } else if (*v != "v0.5.4") {
+               d.add(r.pointer("version"), "must be v0.5.4 or 00f751f");
+             }
+           }
+           const bool bounded = a.version == AimdSettings::Version::v0_5_4;
            if (auto v = r.integer("initialLimit", 1, 1'000'000))
              a.initial_limit = static_cast<int>(*v);
+           for (const char* key : {"minLimit", "maxLimit"}) {
+             auto v = r.integer(key, 1, 1'000'000);
+             if (!v) continue;
+             if (!bounded) d.add(r.pointer(key), "version 00f751f has no minLimit or maxLimit");
+             (std::string_view(key) == "minLimit" ? a.min_limit : a.max_limit) =
+                 static_cast<int>(*v);
+           }
+           if (a.max_limit < a.min_limit) d.add(r.pointer("maxLimit"), "must be >= minLimit");
            if (auto v = r.number("backoffRatio", 0.5, 1)) {
              if (*v < 1)
                a.backoff_ratio = *v;
@@ -207,12 +225,24 @@ std::vector<StrategyInfo> make_registry() {
        no_limits});
   r.push_back(
       {"gradient2",
-       "Netflix concurrency-limits' Gradient2Limit as an in-flight limit per host: grows while "
-       "answers are as fast as their long-term average, shrinks as they slow down",
+       "Netflix concurrency-limits' Gradient2Limit (v0.5.4; version 14ddfa2: 2019) as an "
+       "in-flight limit per host: grows while answers are as fast as their long-term average, "
+       "shrinks as they slow down",
        [](const Json* object, const std::string& pointer, Defects& d) {
          Gradient2Settings g;
          if (object) {
            ObjectReader r(*object, pointer, d);
+           if (auto v = r.string("version")) {
+             if (*v == "14ddfa2")
+               g.version = Gradient2Settings::Version::c14ddfa2;
+             else if (*v != "v0.5.4")
+               d.add(r.pointer("version"), "must be v0.5.4 or 14ddfa2");
+           }
+           if (auto v = r.number("rttTolerance", 1, 1e6)) {
+             if (g.version == Gradient2Settings::Version::c14ddfa2)
+               d.add(r.pointer("rttTolerance"), "version 14ddfa2 has no rttTolerance");
+             g.rtt_tolerance = *v;
+           }
            auto count = [&](std::string_view key, int& into) {
              if (auto v = r.integer(key, 1, 1'000'000)) into = static_cast<int>(*v);
            };
@@ -233,34 +263,35 @@ std::vector<StrategyInfo> make_registry() {
                        [g] { return std::make_unique<Gradient2Limiter>(g); });
        },
        no_limits});
-  r.push_back(
-      {"aws-adaptive",
-       "the AWS SDKs' adaptive retry mode (botocore): a token bucket whose rate follows CUBIC on "
-       "throttling, a measured send rate, standard retries with a quota",
-       [](const Json* object, const std::string& pointer, Defects& d) {
-         AwsAdaptiveSettings a;
-         if (object) {
-           ObjectReader r(*object, pointer, d);
-           if (auto v = r.number("beta", 0.01, 0.99)) a.beta = *v;
-           if (auto v = r.number("scale", 1e-6, 1e6)) a.scale = *v;
-           if (auto v = r.number("minRate", 1e-6, 1e6)) a.min_rate = *v;
-           if (auto v = r.integer("quota", 0, 1'000'000)) a.quota = static_cast<int>(*v);
-           r.finish();
-         }
-         return std::make_shared<const OwnSettings<AwsAdaptiveSettings>>(a);
-       },
-       [](const StrategyInputs& in) {
-         const AwsAdaptiveSettings a = own<AwsAdaptiveSettings>(in);
-         Clock* clock = &in.clock;
-         // botocore's standard mode: 3 attempts, waits random() * min(20, 2^(attempt - 1)) s.
-         return direct(
-             in, "aws-adaptive", 2,
-             client_backoff(
-                 {std::chrono::seconds(1), std::chrono::seconds(20), BackoffSettings::Jitter::full},
-                 in.seed),
-             [a, clock] { return std::make_unique<AwsAdaptiveLimiter>(a, clock->now()); });
-       },
-       no_limits});
+  r.push_back({"aws-adaptive",
+               "the AWS SDKs' adaptive retry mode (botocore 1.43.67): a token bucket whose rate "
+               "follows CUBIC on "
+               "throttling, a measured send rate, standard retries with a quota",
+               [](const Json* object, const std::string& pointer, Defects& d) {
+                 AwsAdaptiveSettings a;
+                 if (object) {
+                   ObjectReader r(*object, pointer, d);
+                   if (auto v = r.number("beta", 0.01, 0.99)) a.beta = *v;
+                   if (auto v = r.number("scale", 1e-6, 1e6)) a.scale = *v;
+                   if (auto v = r.number("minRate", 1e-6, 1e6)) a.min_rate = *v;
+                   if (auto v = r.integer("quota", 0, 1'000'000)) a.quota = static_cast<int>(*v);
+                   r.finish();
+                 }
+                 return std::make_shared<const OwnSettings<AwsAdaptiveSettings>>(a);
+               },
+               [](const StrategyInputs& in) {
+                 const AwsAdaptiveSettings a = own<AwsAdaptiveSettings>(in);
+                 Clock* clock = &in.clock;
+                 // botocore's standard mode: 3 attempts, waits random() * min(20, 2^(attempt - 1))
+                 // s.
+                 return direct(
+                     in, "aws-adaptive", 2,
+                     client_backoff({std::chrono::seconds(1), std::chrono::seconds(20),
+                                     BackoffSettings::Jitter::full},
+                                    in.seed),
+                     [a, clock] { return std::make_unique<AwsAdaptiveLimiter>(a, clock->now()); });
+               },
+               no_limits});
   r.push_back({"sre-throttle",
                "Google SRE book client-side throttling: reject locally with probability "
                "max(0, (requests - 2 accepts) / (requests + 1)) over 2 minutes; backoff retries",

@@ -25,6 +25,7 @@ struct UnpacedStrategy::Impl {
     Duration last_delay{0};
     bool adds_user_agent = false;  ///< its attempts carry the strategy's User-Agent
     int tries = 0;                 ///< attempts sent and tries rejected locally
+    int paid = 0;                  ///< what its latest retry took from the limiter's quota
     Instant sent_at;               ///< of the attempt in flight
     std::size_t in_flight_at_send = 0;
   };
@@ -94,11 +95,11 @@ struct UnpacedStrategy::Impl {
       return;
     }
     const std::string authority = p.url.authority;
-    ClientLimiter::Sample sample{p.sent_at, clock.now(), p.in_flight_at_send,
-                                 false,     false,       p.attempts_sent > 1};
+    ClientLimiter::Sample sample{p.sent_at, clock.now(), p.in_flight_at_send};
     sample.failed = result.kind != AttemptResult::Kind::response;
-    sample.refused = !sample.failed && is_core_refusal(result.response, clock);
     ClientLimiter& limiter = *lines[authority].limiter;
+    sample.refused =
+        limiter.throttled(result, !sample.failed && is_core_refusal(result.response, clock));
     limiter.settled(sample);
     answer(p, std::move(result), &limiter);  // may complete p
     pump(authority);
@@ -106,21 +107,23 @@ struct UnpacedStrategy::Impl {
 
   /// What an attempt's result does to its request: completes it, or sends it again.
   void answer(Pending& p, AttemptResult result, ClientLimiter* limiter = nullptr) {
-    if (result.kind != AttemptResult::Kind::response) {
-      std::string why = result.error.empty() ? std::string(to_string(result.kind)) : result.error;
-      complete(p, Completion{Completion::Kind::failed, std::move(result), 0, std::move(why)});
-      return;
-    }
-    if (!is_core_refusal(result.response, clock)) {
-      complete(p, Completion{Completion::Kind::response, std::move(result), 0, {}});
-      return;
-    }
-    if (p.tries <= retries && (!limiter || limiter->allow_retry())) {
+    const bool failed = result.kind != AttemptResult::Kind::response;
+    const bool refusal = !failed && is_core_refusal(result.response, clock);
+    const bool retried = limiter ? limiter->retried(result, refusal) : refusal;
+    if (retried && p.tries <= retries && (!limiter || limiter->allow_retry(result, p.paid))) {
       retry(p, /*to_front=*/true);
       return;
     }
-    std::string why = "refused " + std::to_string(p.attempts_sent) + " times";
-    complete(p, Completion{Completion::Kind::gave_up, std::move(result), 0, std::move(why)});
+    if (limiter) limiter->finished(result, p.paid);
+    if (failed) {
+      std::string why = result.error.empty() ? std::string(to_string(result.kind)) : result.error;
+      complete(p, Completion{Completion::Kind::failed, std::move(result), 0, std::move(why)});
+    } else if (!refusal) {
+      complete(p, Completion{Completion::Kind::response, std::move(result), 0, {}});
+    } else {
+      std::string why = "refused " + std::to_string(p.attempts_sent) + " times";
+      complete(p, Completion{Completion::Kind::gave_up, std::move(result), 0, std::move(why)});
+    }
   }
 
   /// Sends `p` again, after `delay` when there is one: at once, or through its host's line
