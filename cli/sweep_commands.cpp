@@ -97,6 +97,10 @@ int sweep_command(const SweepArgs& a) {
   const std::size_t threads = std::min<std::size_t>(jobs, std::max<std::size_t>(runs.size(), 1));
   std::cerr << ", on " << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
 
+  // The output folder is made and checked before anything runs, as `run` does: a bad path costs
+  // no run, and `--db DIR/runs.sqlite` may name a file in it.
+  std::optional<sim::OutputDir> out_dir;
+  if (!a.out.empty()) out_dir.emplace(a.out);
   std::optional<sim::ResultsDb> db;
   if (!a.db.empty()) db.emplace(a.db, "sweep");
   ProgressBar bar(std::cerr, runs.size(), stderr_is_terminal());
@@ -109,8 +113,8 @@ int sweep_command(const SweepArgs& a) {
     for (const std::string& v : executed.violations) std::cerr << "  " << v << "\n";
     return kInvariantBroken;
   }
-  if (db) db->commit();
   if (shard) {
+    if (db) db->commit();
     write_files(a.out, shard_files(d, *shard, executed.records));
     std::cout << "shard " << shard->text() << ": " << runs.size() << " runs written to "
               << (std::filesystem::path(a.out) / "runs.csv").string()
@@ -118,6 +122,7 @@ int sweep_command(const SweepArgs& a) {
     return kOk;
   }
   const CompleteSweep sweep = complete_sweep(d, std::move(executed.records));
+  if (db) db->commit();  // after the metrics were found: a missing one writes nothing
   std::cout << format_sweep_summary(sweep.table);
   if (!a.out.empty()) {
     write_files(a.out, sweep.files);

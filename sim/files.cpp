@@ -167,6 +167,33 @@ void prepare_output_dir(const fs::path& dir) {
   fs::remove(probe, ec);
 }
 
+OutputDir::OutputDir(fs::path dir) {
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    made_.push_back(p);
+    if (p.parent_path() == p) break;
+  }
+  try {
+    prepare_output_dir(dir);
+  } catch (...) {
+    remove_made();
+    throw;
+  }
+}
+
+OutputDir::~OutputDir() {
+  if (!kept_) remove_made();
+}
+
+void OutputDir::remove_made() {
+  std::error_code ec;
+  for (const fs::path& p : made_) {
+    if (fs::is_directory(fs::symlink_status(p, ec)) && fs::is_empty(p, ec)) fs::remove(p, ec);
+  }
+  made_.clear();
+}
+
 void check_output_file(const fs::path& file) {
   if (is_special(file)) {
     std::ofstream out(file, std::ios::binary | std::ios::app);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/json_input.hpp"
 
@@ -63,6 +64,23 @@ void write_output_file(const std::filesystem::path& file, std::string_view conte
 /// Creates `dir` with its parents when needed and checks that a file can be created in it.
 /// Throws InputError naming it otherwise (so a run fails before it starts, not after).
 void prepare_output_dir(const std::filesystem::path& dir);
+
+/// An output folder prepared (made, checked writable) before a command runs. Unless kept, the
+/// folders it made are removed again when it goes, if they are still empty: a command that fails
+/// leaves no empty folder behind.
+class OutputDir {
+ public:
+  explicit OutputDir(std::filesystem::path dir);
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+  ~OutputDir();
+  void keep() { kept_ = true; }
+
+ private:
+  void remove_made();
+  std::vector<std::filesystem::path> made_;  // deepest first
+  bool kept_ = false;
+};
 
 /// The shipped scenario library: `../share/pacing-lab/scenarios` beside the running program when
 /// it was installed (cmake --install, the .deb), else `source_dir` (a program in its build tree).

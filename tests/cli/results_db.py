@@ -157,6 +157,12 @@ orphans = db.execute("SELECT COUNT(*) FROM attempts WHERE run NOT IN (SELECT run
 check(orphans.fetchone()[0] == 0, "every attempt names a run of the sweep")
 db.close()
 
+# The database may live in the sweep's --out folder, made by the sweep as `run --out` makes its.
+inside = os.path.join(WORK, "fresh-out")
+lab("sweep", scenario("tune-qlever.json"), "--replications", "1", "--jobs", "1",
+    "--out", inside, "--db", os.path.join(inside, "runs.sqlite"))
+check(os.path.isfile(os.path.join(inside, "runs.sqlite")), "sweep --db inside a new --out folder")
+
 # --- leaderboard ------------------------------------------------------------------------------
 board_db = os.path.join(WORK, "board.sqlite")
 lab("leaderboard", scenario("kgf-burst.json"), "--strategies", "throttle,unpaced",
