@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "sim/experiments/leaderboard.hpp"
 #include "sim/experiments/progress.hpp"
+#include "sim/experiments/sweep_definition.hpp"
 #include "sim/files.hpp"
 #include "sim/strategies/registry.hpp"
 
@@ -84,17 +85,26 @@ std::string render_map(const Leaderboard& board, const std::filesystem::path& di
 
 int leaderboard_command(const LeaderboardArgs& a) {
   if (a.replications == 0) throw sim::InputError("--replications 0: must be at least 1");
+  if (a.replications > experiments::kMaxSweepRuns) {
+    throw sim::InputError("--replications " + std::to_string(a.replications) +
+                          ": must be at most " + std::to_string(experiments::kMaxSweepRuns));
+  }
   LeaderboardRequest request;
   request.replications = a.replications;
   request.strategies =
       a.strategies.empty() ? sim::strategy_names() : parse_strategies(a.strategies, "--strategies");
   const std::vector<std::string> files = a.scenarios.empty() ? shipped_scenarios() : a.scenarios;
   for (const std::string& f : files) request.scenarios.push_back(sim::load_scenario(f));
-  const std::filesystem::path dir(a.out);
-  sim::prepare_output_dir(dir);  // before any run: a bad folder costs nothing
-  request.jobs = a.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   const std::size_t total =
       request.scenarios.size() * request.strategies.size() * request.replications;
+  if (total > experiments::kMaxSweepRuns) {
+    throw sim::InputError("--replications " + std::to_string(a.replications) + ": " +
+                          std::to_string(total) + " runs exceed " +
+                          std::to_string(experiments::kMaxSweepRuns));
+  }
+  const std::filesystem::path dir(a.out);
+  sim::OutputDir out_dir(dir);  // before any run: a bad folder costs nothing
+  request.jobs = a.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   std::cerr << "leaderboard: " << request.strategies.size() << " strategies x "
             << request.scenarios.size() << " scenarios x " << request.replications
             << " seeds = " << total << " runs, on " << request.jobs << " thread"

@@ -204,7 +204,8 @@ void add_run_commands(CLI::App& app, Action& action) {
   CLI::App* run_cmd = app.add_subcommand("run", "Run a scenario and print a summary per host");
   run_cmd->add_option("scenario", run->scenario, "Scenario file (JSON)")->required();
   run_cmd->add_option("--strategy", run->strategy, strategy_list());
-  run_cmd->add_option("--seed", run->seed, "Seed for the scenario's random generator");
+  run_cmd->add_option("--seed", run->seed, "Seed for the scenario's random generator")
+      ->check(whole_number(0, kMaxSeed));
   run_cmd->add_option("--set", run->sets, "Override a field: /json/pointer=value (repeatable)");
   run_cmd->add_option("--out", run->out, "Write DIR/result.json");
   run_cmd->add_option("--trace", run->trace, "Write one JSON line per attempt to FILE");

@@ -274,7 +274,8 @@ void add_sweep_commands(CLI::App& app, Action& action) {
   report_cmd->add_option("--out", report->out, "Write DIR/report.md and each result")->required();
   report_cmd->add_option("--set", report->sets, "Override a field: /json/pointer=value")
       ->allow_extra_args(false);
-  report_cmd->add_option("--seed", report->seed, "Seed for the scenario's random generator");
+  report_cmd->add_option("--seed", report->seed, "Seed for the scenario's random generator")
+      ->check(whole_number(0, kMaxSeed));
   report_cmd->callback(
       [&action, report] { action = [report] { return report_command(*report); }; });
 }

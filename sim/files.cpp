@@ -4,8 +4,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <set>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 namespace pacing::sim {
 
@@ -17,6 +20,81 @@ std::string reason(const std::error_code& ec) { return ec.message(); }
 
 /// Thrown from the parser's callback to stop at the first level too deep.
 struct TooDeep {};
+
+/// Thrown from the parser's callback at the first defect of shape, with its message.
+struct BadShape {
+  std::string message;
+};
+
+/// Follows the parser's events: refuses nesting past kMaxJsonDepth, more than kMaxJsonValues
+/// values, and a key twice in one object (JSON leaves which one counts to the reader, so the
+/// file does not say what its author meant), naming where by JSON Pointer.
+class ShapeCheck {
+ public:
+  bool operator()(int depth, Json::parse_event_t event, Json& parsed) {
+    using E = Json::parse_event_t;
+    if (depth > kMaxJsonDepth) throw TooDeep{};
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        counted();
+        frames_.push_back(Frame{event == E::array_start, 0, {}, {}});
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        std::string key = parsed.get<std::string>();
+        if (!f.keys.insert(key).second) {
+          throw BadShape{pointer() + "/" + escape(key) + ": the key \"" + key +
+                         "\" appears twice in one object"};
+        }
+        f.key = std::move(key);
+        break;
+      }
+      case E::value:
+        counted();
+        completed();
+        break;
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        completed();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::size_t index;
+    std::set<std::string, std::less<>> keys;
+    std::string key;
+  };
+  void counted() {
+    if (++values_ > kMaxJsonValues) {
+      throw BadShape{"more than " + std::to_string(kMaxJsonValues) +
+                     " values: not an input the lab reads"};
+    }
+  }
+  void completed() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  static std::string escape(const std::string& key) {
+    std::string out;
+    for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return out;
+  }
+  std::string pointer() const {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      out += "/" + (f.array ? std::to_string(f.index) : escape(f.key));
+    }
+    return out;
+  }
+  std::vector<Frame> frames_;
+  std::size_t values_ = 0;
+};
 
 bool is_special(const fs::path& file) {
   std::error_code ec;
@@ -72,14 +150,17 @@ std::string read_input_file(const fs::path& file) {
 }
 
 Json parse_json(std::string_view text, const std::string& origin) {
-  const Json::parser_callback_t limit_depth = [](int depth, Json::parse_event_t, Json&) {
-    if (depth > kMaxJsonDepth) throw TooDeep{};
-    return true;
+  auto shape = std::make_shared<ShapeCheck>();
+  const Json::parser_callback_t check = [shape](int depth, Json::parse_event_t event,
+                                                Json& parsed) {
+    return (*shape)(depth, event, parsed);
   };
   try {
-    return Json::parse(text, limit_depth);
+    return Json::parse(text, check);
   } catch (const TooDeep&) {
     throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const BadShape& e) {
+    throw InputError(origin + ": " + e.message);
   } catch (const Json::parse_error& e) {
     throw InputError(origin + ": not valid JSON (at byte " + std::to_string(e.byte) + ")");
   } catch (const Json::exception& e) {

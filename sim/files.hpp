@@ -20,6 +20,9 @@ namespace pacing::sim {
 inline constexpr std::uintmax_t kMaxInputBytes = 256ull << 20;
 /// Nor nested deeper than this (the lab's own formats need fewer than ten levels).
 inline constexpr int kMaxJsonDepth = 64;
+/// At most this many JSON values in one document (an empty array is one): a few megabytes of
+/// `[]` would otherwise hold gigabytes as parsed values.
+inline constexpr std::size_t kMaxJsonValues = 5'000'000;
 
 /// The whole content of a regular file. Throws InputError "FILE: ..." when it is missing, a
 /// directory or another kind of file, unreadable, or larger than kMaxInputBytes.

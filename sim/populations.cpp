@@ -6,6 +6,10 @@
 
 namespace pacing::sim {
 
+namespace {
+constexpr std::uint64_t kMaxOperand = 1'000'000'000;
+}  // namespace
+
 std::optional<IndexTemplate> IndexTemplate::parse(const std::string& text,
                                                   const std::string& pointer, Defects& defects) {
   IndexTemplate t;
@@ -29,14 +33,15 @@ std::optional<IndexTemplate> IndexTemplate::parse(const std::string& text,
       const char* first = inside.data() + 2;
       const char* last = inside.data() + inside.size();
       auto [end, error] = std::from_chars(first, last, part.n);
+      // Bounded, so that no expression of a client's index (below 10^5) can overflow.
       ok = std::string_view("+-*/%").find(part.op) != std::string_view::npos && first != last &&
-           error == std::errc() && end == last &&
+           error == std::errc() && end == last && part.n <= kMaxOperand &&
            !((part.op == '/' || part.op == '%') && part.n == 0);
     }
     if (!ok) {
       defects.add(pointer, "\"" + text +
                                "\": a brace holds i, or i with + - * / % and a whole "
-                               "number (\"{i}\", \"{i/256}\", \"{i%256}\")");
+                               "number up to 10^9 (\"{i}\", \"{i/256}\", \"{i%256}\")");
       return std::nullopt;
     }
     t.parts_.push_back(part);

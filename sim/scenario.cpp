@@ -41,8 +41,10 @@ std::optional<std::chrono::system_clock::time_point> parse_epoch(const std::stri
 
 /// The key the core uses for a host written in a scenario (which always speaks https): lower
 /// case, the default port dropped ("I.test:443" is "i.test"); a group "*.Domain" keeps its "*.".
-/// Nullopt when it is neither a host[:port] nor a group.
+/// Nullopt when it is neither a host[:port] nor a group: a URL's other parts (user and password,
+/// path, query) are not a host, though a URL parser would drop them and keep one.
 std::optional<std::string> canonical_host(const std::string& written, bool group_allowed) {
+  if (written.find_first_of("@/?#\\ ") != std::string::npos) return std::nullopt;
   const bool group = group_allowed && written.starts_with("*.");
   auto url = parse_url("https://" + written.substr(group ? 2 : 0) + "/");
   if (!url) return std::nullopt;

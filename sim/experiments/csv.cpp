@@ -19,6 +19,7 @@ std::optional<double> parse_number(std::string_view text) {
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  if (!std::isfinite(value)) return std::nullopt;  // "nan" and "inf" are no figure of a run
   return value;
 }
 

@@ -16,7 +16,7 @@ std::string format_number(double value);
 
 /// Reads a number written by format_number (or any decimal number); nullopt when `text` is not
 /// one in full.
-std::optional<double> parse_number(std::string_view text);
+std::optional<double> parse_number(std::string_view text);  // finite only
 
 /// Reads a whole decimal number (digits only, in full); nullopt otherwise or when it overflows.
 std::optional<std::uint64_t> parse_whole(std::string_view text);

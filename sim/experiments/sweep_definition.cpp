@@ -81,8 +81,13 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
       if (a.values.empty()) throw InputError(file + ": /grid: an axis without values");
       d.axes.push_back(std::move(a));
     }
-    d.replications = document.at("replications").get<std::size_t>();
-    if (d.replications == 0) throw InputError(file + ": /replications: must be at least 1");
+    const Json& replications = document.at("replications");
+    if (!replications.is_number_unsigned() || replications.get<std::uint64_t>() == 0 ||
+        replications.get<std::uint64_t>() > kMaxSweepRuns) {
+      throw InputError(file + ": /replications: must be a whole number from 1 to " +
+                       std::to_string(kMaxSweepRuns));
+    }
+    d.replications = replications.get<std::size_t>();
     if (!document.at("strategy").is_null()) d.strategy = document["strategy"].get<std::string>();
     if (!document.at("objective").is_null()) d.objective = document["objective"].get<std::string>();
     if (document.contains("best_per")) d.best_per = document["best_per"].get<std::string>();

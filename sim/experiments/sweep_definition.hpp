@@ -13,6 +13,9 @@
 
 namespace pacing::experiments {
 
+/// The most runs a sweep or a leaderboard makes: each run's record is kept until the end.
+inline constexpr std::size_t kMaxSweepRuns = 1'000'000;
+
 /// `--shard i/n`: the runs whose index modulo n is i (0 <= i < n).
 struct Shard {
   std::size_t index = 0;

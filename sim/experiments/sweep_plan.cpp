@@ -15,8 +15,8 @@ using sim::Json;
 namespace {
 
 /// A bound on a sweep's size, far above any useful one: a typo in --replications should be an
-/// error, not an attempt to allocate the runs.
-constexpr std::size_t kMaxRuns = 100'000'000;
+/// error, not an attempt to allocate the runs (a run's record is kept until the end).
+constexpr std::size_t kMaxRuns = kMaxSweepRuns;
 
 sim::Scenario parse_for(const Json& document, const std::filesystem::path& file,
                         const std::string& what) {

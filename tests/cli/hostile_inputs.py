@@ -160,6 +160,49 @@ def main():
         case(f"client {field} {value}", ["validate", write("narrow2.json", scenario(client={field: value}))],
              says=[f"/client/{field}"])
 
+    # 9. Numbers past what they stand for (issue 51, class 4).
+    for seed in ("-1", "18446744073709551616", "18446744073709551615", "9223372036854775808", "1e3"):
+        seeded = os.path.join(WORK, "seeded")
+        case(f"--seed {seed}", ["run", ok, "--seed", seed, "--out", seeded], says=["--seed"],
+             absent=[seeded])
+    overflow = scenario(clients=[{"name": "c", "count": 2,
+                                  "headers": {"X-Client-Id": "u-{i-9223372036854775808}"}}])
+    case("an index template past 64 bits", ["validate", write("template.json", overflow)],
+         says=["/clients/0/headers/X-Client-Id", "up to 10^9"])
+    case("a key twice in one object",
+         ["validate", write("twice.json", '{"name": "t", "servers": {"a.test": {"model": "qlever",'
+                                          ' "rate": 1, "rate": 100}}}')],
+         says=["twice.json", "/servers/a.test/rate", "appears twice"])
+    case("a server key with a user and password",
+         ["validate", write("userinfo.json", scenario(servers={"u:p@a.test": {"model": "sequence",
+                                                               "responses": [{"status": 200}]}}))],
+         says=["userinfo.json", "/servers/u:p@a.test"])
+    case("a million empty arrays", ["validate", write("arrays.json", "[" + "[]," * 6000000 + "[]]")],
+         says=["arrays.json", "values"])
+    shard = os.path.join(WORK, "shard")
+    case("merge: a shard made", ["sweep", ok, "--replications", "2", "--shard", "0/1", "--out", shard],
+         code=0)
+    runs_csv = os.path.join(shard, "runs.csv")
+    with open(runs_csv) as f:
+        lines = f.read().splitlines()
+    fields = lines[1].split(",")
+    fields[5] = "nan"
+    with open(runs_csv, "w") as f:
+        f.write("\n".join([lines[0], ",".join(fields)] + lines[2:]) + "\n")
+    merged = os.path.join(WORK, "merged")
+    case("merge: nan in a shard's runs.csv", ["merge", shard, "--out", merged],
+         says=["runs.csv", "line 2", "not a number"], absent=[merged])
+    manifest = os.path.join(shard, "manifest.json")
+    document = json.load(open(manifest))
+    document["replications"] = 10**12
+    with open(manifest, "w") as f:
+        json.dump(document, f)
+    case("merge: replications 10^12 in a manifest", ["merge", shard, "--out", merged],
+         says=["manifest.json", "/replications"], absent=[merged])
+    case("leaderboard --replications 10^7",
+         ["leaderboard", ok, "--replications", "10000000", "--out", os.path.join(WORK, "board")],
+         says=["--replications"], absent=[os.path.join(WORK, "board")])
+
     for failure in FAILURES:
         print("FAIL " + failure)
     print(f"{len(FAILURES)} failures")
