@@ -62,7 +62,8 @@ class NodePool final : public std::pmr::memory_resource {
 
   void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
     if (!pooled(bytes, alignment)) {
-      ::operator delete(p, bytes, std::align_val_t(alignment));
+      // Unsized: clang does not enable sized deallocation unless asked (-fsized-deallocation).
+      ::operator delete(p, std::align_val_t(alignment));
       return;
     }
     const std::size_t c = size_class(bytes);
