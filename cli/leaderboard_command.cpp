@@ -49,8 +49,10 @@ std::vector<std::string> shipped_scenarios() {
   return files;
 }
 
-/// The heat map, or why there is none.
-std::string render_map(const Leaderboard& board, const std::filesystem::path& dir) {
+/// The heat map (into `outputs`), or why there is none. A picture that cannot be written is an
+/// InputError: nothing is written then.
+std::string render_map(const Leaderboard& board, const std::filesystem::path& dir,
+                       sim::OutputSet& outputs) {
 #ifdef PACING_HAVE_PLOT
   gui::LeaderboardMap map;
   map.scenarios = board.scenarios;
@@ -72,12 +74,14 @@ std::string render_map(const Leaderboard& board, const std::filesystem::path& di
     }
   }
   std::string error;
-  if (gui::render_leaderboard_png(map, (dir / "leaderboard.png").string(), &error)) {
-    return "\n## Picture\n\n![leaderboard](leaderboard.png)\n";
+  const std::filesystem::path png = outputs.reserve(dir / "leaderboard.png");
+  if (!gui::render_leaderboard_png(map, png.string(), &error)) {
+    throw sim::InputError((dir / "leaderboard.png").string() + ": " + error);
   }
-  return "\nThe picture could not be rendered: " + error + "\n";
+  return "\n## Picture\n\n![leaderboard](leaderboard.png)\n";
 #else
   (void)board;
+  (void)outputs;
   (void)dir;
   return "\nThe picture needs the Qt build (-DPACING_WITH_QT=ON with Qt 6 Charts).\n";
 #endif
@@ -122,9 +126,11 @@ int leaderboard_command(const LeaderboardArgs& a) {
     return kInvariantBroken;
   }
   if (db) db->commit();
-  const std::string markdown = format_leaderboard_markdown(board) + render_map(board, dir);
-  sim::write_output_file(dir / "leaderboard.csv", format_leaderboard_csv(board));
-  sim::write_output_file(dir / "leaderboard.md", markdown);
+  sim::OutputSet outputs;
+  const std::string markdown = format_leaderboard_markdown(board) + render_map(board, dir, outputs);
+  outputs.add(dir / "leaderboard.csv", format_leaderboard_csv(board));
+  outputs.add(dir / "leaderboard.md", markdown);
+  outputs.commit();
   std::cout << markdown.substr(0, markdown.find("\n## Per scenario")) << "\nwrote "
             << (dir / "leaderboard.md").string() << "\n";
   return kOk;

@@ -99,12 +99,15 @@ int plot_command(const PlotArgs& a) {
   gui::PlotSize size{a.width, a.chart_height, a.lines, std::nullopt};
   if (!a.window.empty()) size.window = std::pair(a.window[0], a.window[1]);
   std::string error;
-  const bool drawn = a.fairness
-                         ? gui::render_fairness_runs_png(std::move(runs), a.out, size, &error)
-                         : gui::render_runs_png(std::move(runs), a.out, size, &error);
+  // Drawn into a fresh file renamed over -o: a link there is replaced, never written through.
+  sim::OutputSet outputs;
+  const std::string png = outputs.reserve(a.out).string();
+  const bool drawn = a.fairness ? gui::render_fairness_runs_png(std::move(runs), png, size, &error)
+                                : gui::render_runs_png(std::move(runs), png, size, &error);
   if (!drawn) {
-    throw sim::InputError(error);
+    throw sim::InputError(a.out + ": " + error);
   }
+  outputs.commit();
   std::cout << "wrote " << a.out << "\n";
   return kOk;
 }

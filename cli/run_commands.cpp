@@ -57,13 +57,12 @@ int run_command(const RunArgs& a) {
   if (!a.strategy.empty()) options.strategy = a.strategy;
   options.seed = a.seed;
   if (options.strategy) parse_strategies(*options.strategy, "--strategy");
-  // Every output is checked before the run, so a bad path costs no run and writes nothing.
-  if (!a.out.empty()) prepare_output_dir(a.out);
-  std::optional<OutputFile> trace;
-  if (!a.trace.empty()) {
-    trace.emplace(a.trace);
-    options.trace = &trace->stream();
-  }
+  // Every output is checked before the run, so a bad path costs no run and writes nothing; the
+  // outputs are renamed into place together at the end.
+  std::optional<OutputDir> out_dir;
+  if (!a.out.empty()) out_dir.emplace(a.out);
+  OutputSet outputs;
+  if (!a.trace.empty()) options.trace = &outputs.open(a.trace);
   options.series = !a.out.empty();
   std::optional<ResultsDb> db;
   AttemptTable attempts;
@@ -77,9 +76,8 @@ int run_command(const RunArgs& a) {
   RunOutcome outcome =
       a.live ? pacing::live::run_live(scenario, options, live) : run_scenario(scenario, options);
   std::cout << format_summary(outcome.result);
-  if (trace) trace->commit();
   if (!a.out.empty()) {
-    write_output_file(std::filesystem::path(a.out) / "result.json", outcome.result.dump() + "\n");
+    outputs.add(std::filesystem::path(a.out) / "result.json", outcome.result.dump() + "\n");
   }
   if (db) {
     DbRun run;
@@ -90,6 +88,7 @@ int run_command(const RunArgs& a) {
     db->add_run(run, outcome.result, attempts);
     db->commit();
   }
+  outputs.commit();
   if (!outcome.violations.empty()) {
     return report_violations(scenario, outcome.result["seed"].get<std::uint64_t>(),
                              outcome.violations);

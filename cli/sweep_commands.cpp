@@ -152,18 +152,22 @@ struct ReportArgs {
   std::optional<std::uint64_t> seed;
 };
 
-/// The Charts section: the headless plotter's PNG when this build has it, else why not.
-std::string render_charts(const std::vector<sim::Json>& results, const std::filesystem::path& dir) {
+/// The Charts section: the headless plotter's PNG (into `outputs`) when this build has it, else
+/// why not. A picture that cannot be written is an InputError: the report is not written either.
+std::string render_charts(const std::vector<sim::Json>& results, const std::filesystem::path& dir,
+                          sim::OutputSet& outputs) {
 #ifdef PACING_HAVE_PLOT
   std::string error;
-  if (pacing::gui::render_charts_png(results, (dir / "charts.png").string(), &error)) {
-    return "Requests in flight, waiting, the learned interval and completions over time, one line "
-           "per strategy and host (the headless plotter).\n\n![charts](charts.png)\n";
+  const std::filesystem::path png = outputs.reserve(dir / "charts.png");
+  if (!pacing::gui::render_charts_png(results, png.string(), &error)) {
+    throw InputError((dir / "charts.png").string() + ": " + error);
   }
-  return "The charts could not be rendered: " + error + "\n";
+  return "Requests in flight, waiting, the learned interval and completions over time, one line "
+         "per strategy and host (the headless plotter).\n\n![charts](charts.png)\n";
 #else
   (void)results;
   (void)dir;
+  (void)outputs;
   return "Charts need the Qt build (configure with -DPACING_WITH_QT=ON and Qt 6 Charts "
          "installed); each strategy's result.json is beside this report for `pacing-lab plot`.\n";
 #endif
@@ -173,7 +177,7 @@ int report_command(const ReportArgs& a) {
   const sim::Scenario scenario = sim::load_scenario(a.scenario, a.sets);
   const std::vector<std::string> names = parse_strategies(a.strategies, "--strategies");
   const std::filesystem::path dir(a.out);
-  sim::prepare_output_dir(dir);  // before any run: a bad folder costs nothing
+  sim::OutputDir made(dir);  // before any run: a bad folder costs nothing
   std::vector<StrategyRun> runs;
   for (const std::string& name : names) {
     sim::RunOptions options;
@@ -192,13 +196,15 @@ int report_command(const ReportArgs& a) {
     runs.push_back(std::move(run));
   }
   std::vector<sim::Json> results;
+  sim::OutputSet outputs;
   for (const StrategyRun& run : runs) {
     results.push_back(run.result);
-    sim::write_output_file(dir / ("result-" + run.result["strategy"].get<std::string>() + ".json"),
-                           run.result.dump() + "\n");
+    outputs.add(dir / ("result-" + run.result["strategy"].get<std::string>() + ".json"),
+                run.result.dump() + "\n");
   }
-  const std::string report = format_report(scenario, runs, render_charts(results, dir));
-  sim::write_output_file(dir / "report.md", report);
+  const std::string report = format_report(scenario, runs, render_charts(results, dir, outputs));
+  outputs.add(dir / "report.md", report);
+  outputs.commit();
   std::cout << compare_runs(results) << "\nwrote " << (dir / "report.md").string() << "\n";
   return kOk;
 }

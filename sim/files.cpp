@@ -211,13 +211,16 @@ OutputFile::~OutputFile() {
   fs::remove(written_, ec);
 }
 
-void OutputFile::commit() {
+void OutputFile::finish() {
   out_.flush();
   const bool written = static_cast<bool>(out_);
   out_.close();
   if (!written || out_.fail()) {
     throw InputError(target_.string() + ": cannot write the file: " + std::strerror(errno));
   }
+}
+
+void OutputFile::publish() {
   if (written_ != target_) {
     std::error_code ec;
     fs::rename(written_, target_, ec);
@@ -230,6 +233,48 @@ void write_output_file(const fs::path& file, std::string_view content) {
   OutputFile out(file);
   out.stream().write(content.data(), static_cast<std::streamsize>(content.size()));
   out.commit();
+}
+
+OutputSet::~OutputSet() {
+  if (committed_) return;
+  std::error_code ec;
+  for (const auto& [temp, target] : reserved_) fs::remove(temp, ec);
+}
+
+std::ostream& OutputSet::open(const fs::path& target) {
+  files_.push_back(std::make_unique<OutputFile>(target));
+  return files_.back()->stream();
+}
+
+void OutputSet::add(const fs::path& target, std::string_view content) {
+  open(target).write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+fs::path OutputSet::reserve(const fs::path& target) {
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) {
+    throw InputError(target.string() + ": cannot write the file: is a directory");
+  }
+  fs::path temp = temporary_beside(target, this);
+  temp += "-" + std::to_string(reserved_.size()) + target.extension().string();
+  reserved_.emplace_back(temp, target);
+  return temp;
+}
+
+void OutputSet::commit() {
+  std::error_code ec;
+  for (auto& file : files_) file->finish();
+  for (const auto& [temp, target] : reserved_) {
+    if (!fs::is_regular_file(fs::symlink_status(temp, ec))) {
+      throw InputError(target.string() + ": cannot write the file: it was not written");
+    }
+  }
+  for (auto& file : files_) file->publish();
+  for (const auto& [temp, target] : reserved_) {
+    fs::rename(temp, target, ec);
+    if (ec) throw InputError(target.string() + ": cannot write the file: " + reason(ec));
+  }
+  committed_ = true;
 }
 
 void prepare_output_dir(const fs::path& dir) {

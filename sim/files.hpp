@@ -52,7 +52,14 @@ class OutputFile {
 
   std::ostream& stream() { return out_; }
   /// Flushes, checks, closes and renames into place. Throws InputError on any failure.
-  void commit();
+  void commit() {
+    finish();
+    publish();
+  }
+  /// The first half of commit(): flushes, checks and closes.
+  void finish();
+  /// The second half: renames into place (a link at the target is replaced, never followed).
+  void publish();
 
  private:
   std::filesystem::path target_;
@@ -63,6 +70,30 @@ class OutputFile {
 
 /// Writes `content` to `file` through an OutputFile.
 void write_output_file(const std::filesystem::path& file, std::string_view content);
+
+/// A command's outputs, written whole or not at all: each goes to a temporary file beside its
+/// target, and commit() renames them into place only once every one was written. What is not
+/// committed is removed. A link at a target is replaced, never written through.
+class OutputSet {
+ public:
+  OutputSet() = default;
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+  ~OutputSet();
+  /// A file to stream into (a trace).
+  std::ostream& open(const std::filesystem::path& target);
+  void add(const std::filesystem::path& target, std::string_view content);
+  /// A fresh temporary path for `target`, to be written by other means (a picture).
+  std::filesystem::path reserve(const std::filesystem::path& target);
+  /// Checks every file, then renames each into place. Throws InputError naming the first that
+  /// fails.
+  void commit();
+
+ private:
+  std::vector<std::unique_ptr<OutputFile>> files_;
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> reserved_;  // temp, target
+  bool committed_ = false;
+};
 
 /// Creates `dir` with its parents when needed and checks that a file can be created in it.
 /// Throws InputError naming it otherwise (so a run fails before it starts, not after).

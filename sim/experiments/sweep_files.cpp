@@ -47,8 +47,10 @@ FileSet shard_files(const SweepDefinition& definition, const Shard& shard,
 }
 
 void write_files(const std::filesystem::path& dir, const FileSet& files) {
-  sim::prepare_output_dir(dir);
-  for (const auto& [name, content] : files) sim::write_output_file(dir / name, content);
+  sim::OutputDir made(dir);
+  sim::OutputSet outputs;
+  for (const auto& [name, content] : files) outputs.add(dir / name, content);
+  outputs.commit();
 }
 
 SweepDirectory read_sweep_directory(const std::filesystem::path& dir) {

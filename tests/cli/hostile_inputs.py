@@ -70,6 +70,49 @@ def case(name, args, code=2, says=(), absent=(), timeout=120):
         FAILURES.append(f"{name}: {len(message.splitlines())} lines of messages (the cap is 20 defects)")
 
 
+def full_disk(ok):
+    """Commands writing into a full (or read-only) file system: exit 2 and nothing left behind.
+    Needs a private mount namespace (root, or unprivileged user namespaces); skipped without."""
+    disk = os.path.join(WORK, "disk")
+    os.makedirs(disk)
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {disk}"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        print("skipped: the full-disk cases need a private mount namespace (unshare -m)")
+        return
+    shard = os.path.join(WORK, "shard")  # made by the merge cases above, or now
+    if not os.path.exists(os.path.join(shard, "runs.csv")):
+        subprocess.run([LAB, "sweep", ok, "--replications", "2", "--shard", "0/1", "--out", shard],
+                       capture_output=True)
+    commands = {
+        "report": f"{LAB} report {ok} --strategies throttle,unpaced --out {disk}/out",
+        "sweep": f"{LAB} sweep {ok} --replications 50 --out {disk}/out",
+        "leaderboard": f"{LAB} leaderboard {ok} --replications 2 --out {disk}/out",
+        "run": f"{LAB} run {ok} --out {disk}/out --trace {disk}/trace.jsonl",
+    }
+    for name, command in commands.items():
+        # A disk with room for the folder and little else: a few KiB of padding fills it.
+        script = (f"mount -t tmpfs -o size=16k tmpfs {disk} && "
+                  f"head -c 12000 /dev/zero > {disk}/padding && {command} >/dev/null; code=$?; "
+                  f"rm {disk}/padding; ls -A {disk}; exit $code")
+        run = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                             timeout=300)
+        left = run.stdout.split()
+        if run.returncode != 2:
+            FAILURES.append(f"{name} on a full disk: exit {run.returncode}, expected 2:\n"
+                            f"{run.stderr[-800:]}")
+        if left:
+            FAILURES.append(f"{name} on a full disk left {left} behind")
+    # A read-only --out: refused before anything runs.
+    script = (f"mount -t tmpfs -o ro,size=64k tmpfs {disk} && "
+              f"{LAB} sweep {ok} --replications 200000 --out {disk}/out")
+    run = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    if run.returncode != 2 or "sweep" in run.stderr.split("\n")[0] and "runs" in run.stderr and \
+            "cannot" not in run.stderr:
+        FAILURES.append(f"sweep --out on a read-only disk: exit {run.returncode}:\n{run.stderr[-800:]}")
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -202,6 +245,29 @@ def main():
     case("leaderboard --replications 10^7",
          ["leaderboard", ok, "--replications", "10000000", "--out", os.path.join(WORK, "board")],
          says=["--replications"], absent=[os.path.join(WORK, "board")])
+
+    # 10. Outputs never follow a link, and are whole or absent (issue 51, class 3).
+    victim = write("victim.txt", "precious")
+    result_json = os.path.join(WORK, "one", "result.json")
+    case("a run to plot", ["run", ok, "--out", os.path.join(WORK, "one")], code=0)
+    link = os.path.join(WORK, "link.png")
+    os.symlink(victim, link)
+    has_plot = subprocess.run([LAB, "plot", "--help"], capture_output=True).returncode == 0
+    if has_plot:
+        case("plot -o a link", ["plot", result_json, "-o", link], code=0)
+        if open(victim).read() != "precious" or os.path.islink(link):
+            FAILURES.append("plot -o LINK wrote through the link")
+    report_dir = os.path.join(WORK, "report")
+    os.makedirs(report_dir)
+    os.symlink(victim, os.path.join(report_dir, "charts.png"))
+    os.symlink(victim, os.path.join(report_dir, "report.md"))
+    case("report over links", ["report", ok, "--strategies", "throttle", "--out", report_dir], code=0)
+    if open(victim).read() != "precious":
+        FAILURES.append("report wrote through a link in its --out folder")
+    fresh = os.path.join(WORK, "fresh-run")
+    case("run failing after making --out", ["run", ok, "--trace", "/dev/full", "--out", fresh],
+         says=["/dev/full"], absent=[fresh])
+    full_disk(ok)
 
     for failure in FAILURES:
         print("FAIL " + failure)
