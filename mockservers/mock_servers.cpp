@@ -3,7 +3,6 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,23 +16,37 @@ namespace pacing::mock {
 
 namespace {
 
-// One worker per open connection (cpp-httplib's model), shared by every host: enough for the
-// largest burst a scenario sends at once (the KGF field report: 800) beside idle and slow
-// connections, which the timeouts below close within seconds.
+// One worker per request being answered, shared by every host: enough for the largest burst a
+// scenario sends at once (the KGF field report: 800) beside stalled requests. Connections that
+// idle or trickle a request hold none (RequestReader).
 constexpr std::size_t kWorkerThreads = 1024;
 // A worker's stack: handlers parse a request and wait for the model's reply, nothing deep.
 // 1,024 workers then reserve 512 MiB of address space, not 8 GiB.
 constexpr std::size_t kWorkerStack = 512 * 1024;
-// A request must arrive whole within this: a client trickling bytes loses its connection.
+// A request must arrive whole within this of its first byte, and a connection idle this long
+// closes; a client that does not read its answer for this long loses the connection too.
 constexpr auto kRequestDeadline = std::chrono::seconds(5);
+constexpr auto kIdleTimeout = std::chrono::seconds(5);
+constexpr auto kWriteTimeout = std::chrono::seconds(5);
+// After a refusal, the client's further bytes are read and dropped this long before closing.
+constexpr auto kLinger = std::chrono::seconds(1);
+constexpr std::size_t kRequestsPerConnection = 10'000;
 // A stalled reply, or one that never comes, ends when the client goes away. A client's FIN
 // (its own half-close) counts as going away once the reply has been awaited this long.
 constexpr auto kHalfCloseGrace = std::chrono::seconds(1);
 
-void configure(httplib::Server& server, socket_t* listening, WorkerPool& workers) {
+/// cpp-httplib's accept loop hands each connection over at once, on its own thread: registering
+/// it with the request reader never blocks, so no worker is taken before a request has arrived.
+class InlineQueue final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
+};
+
+void configure(httplib::Server& server, socket_t* listening) {
   // Debian's cpp-httplib is a shared library: its compile-time macros are fixed, so everything
-  // is set at run time. httplib owns the queue it is given; the queue feeds the shared pool.
-  server.new_task_queue = [&workers] { return new PoolQueue(workers); };
+  // is set at run time. httplib owns the queue it is given.
+  server.new_task_queue = [] { return new InlineQueue; };
   server.set_socket_options([listening](socket_t sock) {
     *listening = sock;
     int yes = 1;
@@ -41,13 +54,6 @@ void configure(httplib::Server& server, socket_t* listening, WorkerPool& workers
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  // Idle keep-alive connections close after 5 s, a request must keep coming at least every 2 s
-  // (a slowloris client trickling a byte every few seconds loses its connection), and a client
-  // that does not read its answer for 5 s too.
-  server.set_keep_alive_max_count(10'000);
-  server.set_keep_alive_timeout(5);
-  server.set_read_timeout(2);
-  server.set_write_timeout(5);
   // A request the server cannot parse gets its 400 and the connection closes.
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.status == 400) res.set_header("Connection", "close");
@@ -64,53 +70,39 @@ struct MockServers::PendingReply {
   bool cancelled = false;
 };
 
-/// A cpp-httplib server whose connections are served by the lab's own keep-alive loop: each is
-/// registered while it is open (Connections), a request must arrive whole within a deadline
-/// (slowloris), and the loop ends as soon as the server stops.
+/// A cpp-httplib server that parses and answers requests, and nothing else: its connections are
+/// registered (Connections) and read by the request reader, which hands each request that has
+/// arrived whole, and well framed, to serve_.
 class MockServers::TrackedServer final : public httplib::Server {
  public:
-  explicit TrackedServer(Connections& connections) : connections_(connections) {}
+  TrackedServer(Connections& connections, RequestReader& reader)
+      : connections_(connections),
+        reader_(reader),
+        serve_([this](socket_t sock, const std::string& head, bool last) {
+          SocketStream stream(sock, head, kWriteTimeout);
+          bool closed = false;
+          const bool ok = process_request(stream, last, closed, nullptr);
+          return ok && !closed && !stream.answered_with_close();
+        }) {}
 
  private:
   bool process_and_close_socket(socket_t sock) override {
-    bool ok = true;
     if (connections_.add(sock)) {
-      SocketStream stream(sock, std::chrono::seconds(read_timeout_sec_),
-                          std::chrono::seconds(write_timeout_sec_));
-      for (std::size_t left = keep_alive_max_count_; left > 0; --left) {
-        if (!next_request_arrives(sock)) break;
-        stream.start_request(kRequestDeadline);
-        bool closed = false;
-        ok = process_request(stream, left == 1, closed, nullptr);
-        if (!ok || closed || stream.answered_with_close()) break;
-      }
+      if (reader_.add(sock, &serve_)) return true;
       connections_.remove(sock);
     }
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
-    return ok;
-  }
-
-  /// Waits up to the keep-alive timeout for the first byte of a request; false when the client
-  /// left, stayed idle, or the server stops.
-  bool next_request_arrives(socket_t sock) const {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
-    while (svr_sock_ != INVALID_SOCKET) {
-      pollfd p{sock, POLLIN, 100};
-      const int ready = ::poll(&p, 1, 100);
-      if (ready > 0) return (p.revents & POLLIN) != 0;
-      if (ready < 0 && errno != EINTR) return false;
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-    }
     return false;
   }
 
   Connections& connections_;
+  RequestReader& reader_;
+  const RequestReader::Serve serve_;
 };
 
 struct MockServers::Listener {
-  explicit Listener(Connections& connections) : server(connections) {}
+  Listener(Connections& connections, RequestReader& reader) : server(connections, reader) {}
   std::string host;
   TrackedServer server;
   socket_t socket = -1;  // the listening socket, as httplib created it
@@ -121,6 +113,8 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed,
                          std::string bind_address, std::map<std::string, int> ports)
     : bind_address_(std::move(bind_address)),
       workers_(kWorkerThreads, kWorkerStack),
+      reader_(workers_, connections_,
+              {kIdleTimeout, kRequestDeadline, kLinger, kRequestsPerConnection}),
       work_(boost::asio::make_work_guard(io_)),
       clock_(io_) {
   for (const auto& [host, spec] : scenario.servers) {
@@ -128,9 +122,9 @@ MockServers::MockServers(const sim::Scenario& scenario, std::uint64_t seed,
   }
   model_thread_ = std::thread([this] { io_.run(); });
   for (auto& [host, server_host] : hosts_) {
-    auto listener = std::make_unique<Listener>(connections_);
+    auto listener = std::make_unique<Listener>(connections_, reader_);
     listener->host = host;
-    configure(listener->server, &listener->socket, workers_);
+    configure(listener->server, &listener->socket);
     sim::ServerHost* model = server_host.get();
     listener->server.set_pre_routing_handler(
         [this, model](const httplib::Request& req, httplib::Response& res) {
@@ -257,9 +251,10 @@ void MockServers::stop() {
       pending->ready.notify_one();
     }
   }
-  // Connections close (a client trickling bytes or idling holds no worker past this), every
-  // worker returns, and the servers can join them.
+  // Connections close (a client trickling bytes or idling holds none past this), and every
+  // worker answering a request returns.
   connections_.shutdown_all();
+  reader_.stop();
   for (auto& l : listeners_) l->server.stop();
   for (auto& l : listeners_) {
     if (l->thread.joinable()) l->thread.join();

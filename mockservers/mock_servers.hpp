@@ -16,6 +16,7 @@
 
 #include "asio/asio_clock.hpp"
 #include "mockservers/connections.hpp"
+#include "mockservers/request_reader.hpp"
 #include "mockservers/worker_pool.hpp"
 #include "sim/scenario.hpp"
 #include "sim/server_host.hpp"
@@ -53,7 +54,8 @@ class MockServers {
 
   std::string bind_address_;
   Connections connections_;
-  WorkerPool workers_;  // declared before the listeners, whose servers queue tasks on it
+  WorkerPool workers_;    // declared before the reader, which queues requests on it
+  RequestReader reader_;  // declared before the listeners, which hand it their connections
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   asio_binding::AsioClock clock_;

@@ -44,9 +44,8 @@ std::optional<std::pair<std::string, int>> peer_address(socket_t sock) {
   return peer;
 }
 
-SocketStream::SocketStream(socket_t sock, Clock::duration read_timeout,
-                           Clock::duration write_timeout)
-    : sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+SocketStream::SocketStream(socket_t sock, std::string_view head, Clock::duration write_timeout)
+    : sock_(sock), head_(head), write_timeout_(write_timeout) {}
 
 bool SocketStream::wait(short events, Clock::duration timeout) const {
   const auto deadline = Clock::now() + timeout;
@@ -62,20 +61,15 @@ bool SocketStream::wait(short events, Clock::duration timeout) const {
   }
 }
 
-bool SocketStream::is_readable() const {
-  return wait(POLLIN, std::min(read_timeout_, std::max(request_deadline_ - Clock::now(),
-                                                       Clock::duration::zero())));
-}
+bool SocketStream::is_readable() const { return !head_.empty(); }
 
 bool SocketStream::is_writable() const { return wait(POLLOUT, write_timeout_); }
 
 ssize_t SocketStream::read(char* ptr, size_t size) {
-  if (!is_readable()) return -1;
-  for (;;) {
-    const ssize_t got = ::recv(sock_, ptr, size, 0);
-    if (got < 0 && errno == EINTR) continue;
-    return got;
-  }
+  const std::size_t n = std::min(size, head_.size());
+  std::copy_n(head_.data(), n, ptr);
+  head_.remove_prefix(n);
+  return static_cast<ssize_t>(n);
 }
 
 ssize_t SocketStream::write(const char* ptr, size_t size) {

@@ -1,13 +1,14 @@
 #pragma once
-// cpp-httplib's Stream over a connected socket, with the lab's timeouts: each read and write
-// waits at most its timeout, and a request's reads end at its deadline however slowly the bytes
-// trickle in (a slowloris client cannot hold a worker).
+// cpp-httplib's Stream for one request that has already arrived whole (RequestReader): reads
+// replay the request's head and then end, so cpp-httplib can never read past the request the
+// framing decided on; writes go to the socket, each waiting at most the write timeout.
 
 #include <httplib.h>
 
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace pacing::mock {
@@ -18,13 +19,8 @@ std::optional<std::pair<std::string, int>> peer_address(socket_t sock);
 class SocketStream final : public httplib::Stream {
  public:
   using Clock = std::chrono::steady_clock;
-  SocketStream(socket_t sock, Clock::duration read_timeout, Clock::duration write_timeout);
-
-  /// A new request begins now: its reads end `limit` from now.
-  void start_request(Clock::duration limit) {
-    request_deadline_ = Clock::now() + limit;
-    close_sent_ = false;
-  }
+  /// `head` must outlive the stream.
+  SocketStream(socket_t sock, std::string_view head, Clock::duration write_timeout);
   /// Whether the answer just written said "Connection: close" (the connection must then end:
   /// cpp-httplib says so, for a request it could not parse, without ending it itself).
   bool answered_with_close() const { return close_sent_; }
@@ -42,9 +38,8 @@ class SocketStream final : public httplib::Stream {
   bool wait(short events, Clock::duration timeout) const;
 
   socket_t sock_;
-  Clock::duration read_timeout_;
+  std::string_view head_;  // what is left to read of it
   Clock::duration write_timeout_;
-  Clock::time_point request_deadline_ = Clock::time_point::max();
   bool close_sent_ = false;
 };
 

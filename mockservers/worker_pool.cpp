@@ -54,21 +54,4 @@ void WorkerPool::work() {
   }
 }
 
-void PoolQueue::enqueue(std::function<void()> fn) {
-  {
-    std::lock_guard lock(mutex_);
-    ++running_;
-  }
-  pool_.run([this, fn = std::move(fn)] {
-    fn();
-    std::lock_guard lock(mutex_);
-    if (--running_ == 0) idle_.notify_all();
-  });
-}
-
-void PoolQueue::shutdown() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return running_ == 0; });
-}
-
 }  // namespace pacing::mock

@@ -1,9 +1,9 @@
 #pragma once
-// The worker threads every mock server shares. cpp-httplib serves one connection per task; one
-// bounded pool for all hosts (not a pool per host) keeps the thread count fixed however many
-// hosts a scenario has, and small stacks keep 64 live hosts inside a 4 GiB address space.
+// The worker threads every mock server shares, each answering one request that has arrived whole
+// (RequestReader): one bounded pool for all hosts (not a pool per host) keeps the thread count
+// fixed however many hosts a scenario has, and small stacks keep 64 live hosts inside a 4 GiB
+// address space.
 
-#include <httplib.h>
 #include <pthread.h>
 
 #include <condition_variable>
@@ -37,21 +37,6 @@ class WorkerPool {
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
   std::vector<pthread_t> threads_;
-};
-
-/// One server's view of the shared pool, as cpp-httplib asks for it: shutdown() returns once
-/// every task this server queued has finished (the server may then be destroyed).
-class PoolQueue final : public httplib::TaskQueue {
- public:
-  explicit PoolQueue(WorkerPool& pool) : pool_(pool) {}
-  void enqueue(std::function<void()> fn) override;
-  void shutdown() override;
-
- private:
-  WorkerPool& pool_;
-  std::mutex mutex_;
-  std::condition_variable idle_;
-  std::size_t running_ = 0;
 };
 
 }  // namespace pacing::mock
