@@ -3,12 +3,19 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "sim/memory_budget.hpp"
 
 int main(int argc, char** argv) {
   using namespace pacing::cli;
   CLI::App app{"pacing-lab: a simulator and test lab for HTTP request pacing"};
   app.set_version_flag("--version", std::string("pacing-lab ") + PACING_LAB_VERSION);
   app.require_subcommand(1);
+  std::uint64_t budget_mib = 0;
+  app.add_option("--memory-budget", budget_mib,
+                 "MiB a command may hold (default 1024, or PACING_LAB_MEMORY_BUDGET): a scenario "
+                 "whose clients and requests at once would need more is refused at load")
+      ->check(whole_number(64, std::uint64_t{1} << 30));
+  app.fallthrough();  // also after the command: pacing-lab run X.json --memory-budget 4096
   Action action;
   add_run_commands(app, action);
   add_live_commands(app, action);
@@ -23,6 +30,7 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? kOk : kBadInput;
   }
+  if (budget_mib) pacing::sim::set_memory_budget(budget_mib << 20);
   try {
     return action ? action() : kOk;
   } catch (const pacing::sim::InputError& e) {

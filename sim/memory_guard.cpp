@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/json_input.hpp"
+#include "sim/memory_budget.hpp"
 
 namespace pacing::sim {
 
@@ -40,17 +41,17 @@ MemoryGuard::MemoryGuard() {
     limit = limit == 0 ? address_space.rlim_cur
                        : std::min<std::uint64_t>(limit, address_space.rlim_cur);
   }
-  limit_ = limit == 0 ? UINT64_MAX : limit / 10 * 9;
+  limit_ = std::min(limit == 0 ? UINT64_MAX : limit / 10 * 9, memory_budget());
 }
 
 void MemoryGuard::check(std::uint64_t issued) const {
   const std::uint64_t resident = resident_bytes();
   if (resident <= limit_) return;
   throw InputError("the run holds " + std::to_string(resident >> 20) + " MiB after " +
-                   std::to_string(issued) + " requests, past this machine's memory (limit " +
+                   std::to_string(issued) + " requests, past the memory budget (" +
                    std::to_string(limit_ >> 20) +
-                   " MiB): make fewer requests wait at once (spread them with \"every\"), or "
-                   "shorten the run");
+                   " MiB): make fewer requests wait at once (spread them with \"every\"), "
+                   "shorten the run, or raise --memory-budget");
 }
 
 }  // namespace pacing::sim

@@ -9,7 +9,8 @@ namespace pacing::sim {
 
 class MemoryGuard {
  public:
-  /// The limit: 90% of the machine's memory, or of the address-space limit when one is set.
+  /// The limit: the memory budget (memory_budget()), or 90% of the machine's memory or of the
+  /// address-space limit when that is less.
   MemoryGuard();
   explicit MemoryGuard(std::uint64_t limit_bytes) : limit_(limit_bytes) {}
 

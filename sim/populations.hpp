@@ -34,6 +34,12 @@ class IndexTemplate {
                                             Defects& defects);
   std::string expand(std::uint64_t i) const;
   bool empty() const { return parts_.empty(); }
+  /// The most characters an expansion can have (a number takes at most 20).
+  std::size_t max_length() const {
+    std::size_t n = 0;
+    for (const Part& p : parts_) n += p.op ? 20 : p.text.size();
+    return n;
+  }
 
  private:
   struct Part {

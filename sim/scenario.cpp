@@ -12,6 +12,7 @@
 #include "core/retry_after.hpp"
 #include "core/url.hpp"
 #include "sim/files.hpp"
+#include "sim/memory_budget.hpp"
 #include "sim/models/registry.hpp"
 
 namespace pacing::sim {
@@ -227,6 +228,7 @@ void read_populations(ObjectReader& top, Scenario& s, Defects& d) {
     const std::string pointer = top.pointer("clients") + "/" + std::to_string(i);
     const Json& node = (*list)[i];
     Population p;
+    p.pointer = pointer;
     p.client = read_client(&node, pointer, d, {"name", "count", "start", "address", "headers"});
     ObjectReader r(node, pointer, d);
     if (!r.ok()) continue;
@@ -614,6 +616,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   top.finish();
 
   if (!d.empty()) throw InputError(d.format(file.string()));
+  check_memory_budget(s);  // before anything is expanded
   return s;
 }
 

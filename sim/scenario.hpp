@@ -84,6 +84,7 @@ struct Population {
   StartSpec start;
   IndexTemplate address;  ///< empty: the default address (or the query's)
   std::vector<std::pair<std::string, IndexTemplate>> headers;
+  std::string pointer = "/client";  ///< where the file writes it
 };
 
 /// Keys of a server's object that belong to the hosting server, not to its model.

@@ -1,11 +1,11 @@
 #include "sim/models/policy_format.hpp"
 
-#include "sim/files.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
+
+#include "sim/files.hpp"
 
 namespace pacing::sim {
 
@@ -449,17 +449,25 @@ const CapabilityPolicy* Policy::governing(std::string_view target) const {
 }
 
 const RateLimiterSpec* Policy::rate_limiter(std::string_view name) const {
-  for (const CapabilityPolicy& policy : capabilities) {
-    for (const RateLimiterSpec& limiter : policy.rate_limiters) {
-      if (limiter.name == name) return &limiter;
+  const auto it = by_name_.find(name);
+  if (it == by_name_.end()) return nullptr;
+  return &capabilities[it->second.first].rate_limiters[it->second.second];
+}
+
+void Policy::index() {
+  by_name_.clear();
+  for (std::size_t c = 0; c < capabilities.size(); ++c) {
+    for (std::size_t r = 0; r < capabilities[c].rate_limiters.size(); ++r) {
+      by_name_.try_emplace(capabilities[c].rate_limiters[r].name, c, r);
     }
   }
-  return nullptr;
 }
 
 std::optional<Policy> read_policy(const Json& document, const std::string& pointer,
                                   Defects& defects) {
-  return PolicyReader(defects).read(document, pointer);
+  std::optional<Policy> policy = PolicyReader(defects).read(document, pointer);
+  if (policy) policy->index();
+  return policy;
 }
 
 std::shared_ptr<const Policy> read_policy_field(ObjectReader& fields,

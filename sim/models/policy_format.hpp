@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +129,13 @@ struct Policy {
   const CapabilityPolicy* governing(std::string_view target) const;
   /// The rate limiter called `name`, in any capability, or nullptr.
   const RateLimiterSpec* rate_limiter(std::string_view name) const;
+  /// Indexes the rate limiters by name (read_policy does; a request looks them up by name once
+  /// per limiter, so a scan would make a policy of n limiters cost n^2 a request).
+  void index();
+
+ private:
+  /// Name -> (capability, limiter) positions; the first of a name wins, as a scan would find.
+  std::map<std::string, std::pair<std::size_t, std::size_t>, std::less<>> by_name_;
 };
 
 /// Largest `calls`, `weight` and `burst`: with rate periods up to a day they keep every bucket

@@ -19,7 +19,7 @@ SANITIZED = "--sanitized" in sys.argv[4:]
 # Under the sanitizers (a Debug build, 50-100x slower) the volume cases are a tenth as large: they
 # still check that nothing crashes; the memory bounds are checked by the plain build.
 SCALE = 10 if SANITIZED else 1
-MEMORY_LIMIT = 2 << 30  # address space per run: a leak to gigabytes fails the case
+MEMORY_LIMIT = 3 << 29  # address space per run (1.5 GiB): past the 1 GiB budget fails the case
 FAILURES = []
 
 MINIMAL = {
@@ -245,6 +245,40 @@ def main():
     case("leaderboard --replications 10^7",
          ["leaderboard", ok, "--replications", "10000000", "--out", os.path.join(WORK, "board")],
          says=["--replications"], absent=[os.path.join(WORK, "board")])
+
+    # 11. One memory budget, checked at load (issue 51, class 2).
+    crowd = {"name": "c", "count": 100000}
+    for name, clients in (
+            ("a 64 KiB header for 100,000 clients",
+             [dict(crowd, headers={"X-Pad": "x" * 65536})]),
+            ("{i} 20,000 times for 100,000 clients",
+             [dict(crowd, headers={"X-Id": "{i}" * 20000})]),
+            ("30 populations of 100,000 clients",
+             [dict(crowd, name=f"p{k}") for k in range(30)])):
+        document = scenario(clients=clients, queries=[{"name": "q", "client": clients[0]["name"],
+                                                       "requests": [{"host": "a.test"}]}])
+        path = write("budget.json", document)
+        case(name, ["run", path], says=["budget.json", "/clients/", "memory budget"])
+        case(name + " (validate)", ["validate", path], says=["memory budget"])
+    body = scenario(servers={"a.test": {"model": "sequence",
+                                        "responses": [{"status": 200, "service": 10,
+                                                       "body": "b" * (4 << 20)}]}},
+                    queries=[{"name": "q", "requests": [{"host": "a.test", "count": 600}]}])
+    case("a 4 MB body for 600 requests in service", ["run", write("body.json", body)],
+         says=["/queries/0/requests/0/count", "memory budget"])
+    # A policy of 16,000 rate limiters: each request looked each limiter up by a scan (521 s).
+    les = json.load(open(os.path.join(SOURCE, "scenarios", "policies", "les-example.json")))
+    capability = les["capability-policies"][0]
+    capability["rate-limiters"] = [dict(capability["rate-limiters"][0], name=f"r{k}")
+                                   for k in range(16000)]
+    many_limiters = scenario(until=60, servers={"a.test": {"model": "policy",
+                                                          "policy": write("limiters.json", les)}},
+                             queries=[{"name": "q", "requests": [{"host": "a.test", "count": 2000,
+                                                                  "every": 0.01}]}])
+    case("16,000 rate limiters", ["run", write("many-limiters.json", many_limiters)], code=0,
+         timeout=30)
+    case("--memory-budget raises the budget", ["validate", write("body.json", body),
+                                                "--memory-budget", "8192"], code=0)
 
     # 10. Outputs never follow a link, and are whole or absent (issue 51, class 3).
     victim = write("victim.txt", "precious")
