@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/http.hpp"
+#include "core/wire_limits.hpp"
 
 namespace pacing::asio_binding {
 
@@ -38,15 +39,15 @@ std::optional<std::string> invalid_request(const Attempt& attempt) {
   return std::nullopt;
 }
 
-/// Whether the server closed an idle connection (its FIN or RST is waiting to be read): such a
-/// connection is dropped before a request is written to it. (Retrying after the write instead
-/// would send a request twice when the server closed it on purpose, say with a reset.)
-bool dropped_by_server(tcp::socket& socket) {
-  pollfd p{socket.native_handle(), POLLIN | POLLRDHUP, 0};
-  if (::poll(&p, 1, 0) <= 0) return false;
-  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return true;
-  beast::error_code ec;
-  return (p.revents & POLLIN) && socket.available(ec) == 0;  // readable, nothing to read: EOF
+/// Whether a connection with no request on it can carry the next one: not when the server closed
+/// it (its FIN or RST is waiting), nor when it holds bytes nobody asked for (an unsolicited 429
+/// would be read as the next request's answer). Checked before a request is written to it.
+/// (Retrying after the write instead would send a request twice when the server closed it on
+/// purpose, say with a reset.)
+bool reusable(Connection& c) {
+  if (!c.stream.socket().is_open() || c.buffer.size() > 0) return false;
+  pollfd p{c.stream.socket().native_handle(), POLLIN | POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) == 0;
 }
 
 }  // namespace
@@ -69,7 +70,8 @@ struct BeastTransport::Pool {
     while (!host.idle.empty()) {
       auto c = std::move(host.idle.back());
       host.idle.pop_back();
-      if (c->stream.socket().is_open() && !dropped_by_server(c->stream.socket())) return c;
+      if (reusable(*c)) return c;
+      c->stream.close();
     }
     return nullptr;
   }
@@ -167,6 +169,8 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
  private:
   /// How long a request waits for a connection finishing its body before it opens one.
   static constexpr Duration kDrainWait = std::chrono::milliseconds(10);
+  /// Interim responses read before an answer, at most.
+  static constexpr int kMaxInterim = 16;
 
   void wait_for_drain(Pool::Host& host) {
     waiting_ = true;
@@ -203,6 +207,10 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   void on_connect(beast::error_code ec) {
     if (ec) return fail_with(ec, "connect");
     connection_->stream.socket().set_option(tcp::no_delay(true), ec);
+    // Nothing was asked yet: whatever a server sends now cannot be an answer.
+    if (!reusable(*connection_)) {
+      return fail(AttemptResult::Kind::network, "the server spoke before the request was sent");
+    }
     write();
   }
 
@@ -215,8 +223,13 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
 
   void on_write(beast::error_code ec) {
     if (ec) return fail_with(ec, "write");
+    read_header();
+  }
+
+  void read_header() {
     parser_.emplace();
-    parser_->body_limit(64 * 1024 * 1024);
+    parser_->header_limit(static_cast<std::uint32_t>(kMaxResponseHeaderBytes));
+    parser_->body_limit(BeastTransport::kMaxBodyBytes);
     expire();
     http::async_read_header(
         connection_->stream, connection_->buffer, *parser_,
@@ -225,9 +238,24 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
 
   void on_header(beast::error_code ec) {
     if (ec) return fail_with(ec, "read");
-    AttemptResult r;
     const auto& message = parser_->get();
-    r.response.status = static_cast<int>(message.result_int());
+    const int status = static_cast<int>(message.result_int());
+    if (status == 101) {
+      return fail(AttemptResult::Kind::network, "101 Switching Protocols, never asked for");
+    }
+    if (status >= 100 && status < 200) {
+      // RFC 9110 §15.2: interim responses come before the answer, and are not it. Their number
+      // is bounded, or a server could hold the attempt for ever without a timeout.
+      if (++interim_ > kMaxInterim) {
+        return fail(AttemptResult::Kind::network, "more interim (1xx) responses than allowed");
+      }
+      return read_header();
+    }
+    if (status < 100 || status > 599) {
+      return fail(AttemptResult::Kind::network, "malformed status " + std::to_string(status));
+    }
+    AttemptResult r;
+    r.response.status = status;
     for (const auto& field : message) {
       r.response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
@@ -294,7 +322,7 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   void finish_connection() {
     auto c = std::move(connection_);
     auto pool = pool_.lock();
-    if (pool && !abandoned_ && parser_->get().keep_alive()) {
+    if (pool && !abandoned_ && parser_->get().keep_alive() && c->buffer.size() == 0) {
       c->stream.expires_never();
       pool->release(authority_, std::move(c));
     } else {
@@ -342,6 +370,7 @@ class BeastTransport::Exchange : public std::enable_shared_from_this<Exchange> {
   std::shared_ptr<Connection> connection_;
   bool settled_ = false;
   bool waiting_ = false;
+  int interim_ = 0;  // 1xx responses read so far
   std::optional<net::steady_timer> wait_timer_;
   http::request<http::string_body> request_;
   std::optional<http::response_parser<http::string_body>> parser_;
@@ -351,7 +380,8 @@ void BeastTransport::Pool::release(const std::string& authority, std::shared_ptr
   Host& host = hosts[authority];
   // A body read late (its reader's io_context was busy or stopped) may end after the server
   // closed the connection: a request waiting for it would be written to a closed connection.
-  if (dropped_by_server(c->stream.socket())) {
+  // Bytes past the response's end were not asked for: they are no answer to the next request.
+  if (!reusable(*c)) {
     c->stream.close();
     return drain_failed(authority);  // the waiters counting on it connect on their own
   }

@@ -18,13 +18,20 @@ namespace pacing::asio_binding {
 
 /// Sends each attempt as one HTTP/1.1 request. Connections to a host are kept alive and reused:
 /// one is given back to the host's idle pool once its response is read to the end, and an idle
-/// connection the server has closed meanwhile is dropped before it is used.
+/// connection the server has closed meanwhile, or that holds bytes nobody asked for, is dropped
+/// before it is used. Interim (1xx) responses are skipped; a status outside 100-599 is a network
+/// failure (a malformed answer), not an answer.
 class BeastTransport final : public Transport {
  public:
   using Endpoint = boost::asio::ip::tcp::endpoint;
   /// Where to connect for an authority ("host:port" or "host"); nullopt fails the attempt as a
   /// network error.
   using Resolver = std::function<std::optional<Endpoint>(std::string_view authority)>;
+
+  /// A response body is read (to free its connection for the next request) up to this many
+  /// bytes; a longer one closes its connection instead. Bodies are read outside the engine's
+  /// in-flight caps, so this bounds what many at once can hold. The header stands either way.
+  static constexpr std::uint64_t kMaxBodyBytes = 1024 * 1024;
 
   /// `timeout` bounds each attempt from send to response headers (zero: none); reading the body
   /// afterwards gets as long again.

@@ -5,6 +5,7 @@
 
 #include "core/http.hpp"
 #include "core/retry_after.hpp"
+#include "core/wire_limits.hpp"
 #include "sim/models/phases.hpp"
 
 namespace pacing::sim {
@@ -58,6 +59,18 @@ std::optional<ScriptedResponse> read_response(const Json& node, const std::strin
         } else {
           ok = false;
         }
+      }
+      // Each field as sent ("name: value" and CRLF; an HTTP-date is 29 characters): what the
+      // live client cannot read, the simulator must not accept either.
+      std::size_t bytes = 0;
+      for (const ScriptedHeader& h : response.headers) {
+        bytes += h.name.size() + 4 + (h.http_date_in ? 29 : h.value.size());
+      }
+      if (bytes > kMaxScriptedHeaderBytes) {
+        defects.add(fields.pointer("headers"),
+                    "the header fields take " + std::to_string(bytes) + " bytes; at most " +
+                        std::to_string(kMaxScriptedHeaderBytes) + " (the live client's limit)");
+        ok = false;
       }
     }
   }

@@ -1,0 +1,14 @@
+#pragma once
+// What the simulator accepts and what the live world can carry, held to one figure: the live
+// client reads a response header block of at most kMaxResponseHeaderBytes, so the loader refuses
+// a scripted response whose own header fields pass kMaxScriptedHeaderBytes (the rest is room for
+// what a server adds: status line, Content-Length, Connection, Keep-Alive).
+
+#include <cstddef>
+
+namespace pacing {
+
+inline constexpr std::size_t kMaxResponseHeaderBytes = 64 * 1024;
+inline constexpr std::size_t kMaxScriptedHeaderBytes = kMaxResponseHeaderBytes - 1024;
+
+}  // namespace pacing
