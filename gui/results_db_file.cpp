@@ -65,10 +65,11 @@ Json& member(Json& root, const std::string& pointer) {
 
 }  // namespace
 
-/// One prepared statement: bind, then step through its rows.
+/// One prepared statement: bind, then step through its rows, within the file's limits.
 class ResultsDbFile::Query {
  public:
   Query(const ResultsDbFile& db, const char* sql) : db_(db) {
+    db_.deadline_ = std::chrono::steady_clock::now() + db_.limits_.query_time;
     if (sqlite3_prepare_v2(db_.db_, sql, -1, &s_, nullptr) != SQLITE_OK) db_.fail(error());
   }
   ~Query() { sqlite3_finalize(s_); }
@@ -86,7 +87,17 @@ class ResultsDbFile::Query {
   /// The next row; false when there is none.
   bool next() {
     const int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_ROW) {
+      if (++rows_ > db_.limits_.rows) {
+        db_.fail("more than " + std::to_string(db_.limits_.rows) +
+                 " rows in one read: not a results database this lab reads");
+      }
+      return true;
+    }
+    if (rc == SQLITE_INTERRUPT) {
+      db_.fail("a query ran past " + std::to_string(db_.limits_.query_time.count() / 1000) +
+               " s: not a results database this lab reads");
+    }
     if (rc != SQLITE_DONE) db_.fail(error());
     return false;
   }
@@ -94,6 +105,10 @@ class ResultsDbFile::Query {
   double real(int i) const { return sqlite3_column_double(s_, i); }
   std::int64_t integer(int i) const { return sqlite3_column_int64(s_, i); }
   std::string text(int i) const {
+    if (sqlite3_column_bytes(s_, i) > db_.limits_.text_bytes) {
+      db_.fail("a text of more than " + std::to_string(db_.limits_.text_bytes) +
+               " bytes: not a results database this lab reads");
+    }
     const auto* p = sqlite3_column_text(s_, i);
     return p ? std::string(reinterpret_cast<const char*>(p),
                            static_cast<std::size_t>(sqlite3_column_bytes(s_, i)))
@@ -117,7 +132,64 @@ class ResultsDbFile::Query {
   std::string error() const { return sqlite3_errmsg(db_.db_); }
   const ResultsDbFile& db_;
   sqlite3_stmt* s_ = nullptr;
+  std::int64_t rows_ = 0;
 };
+
+namespace {
+
+/// The tables the reader reads and the columns it reads of each.
+struct TableShape {
+  const char* name;
+  std::vector<std::string> columns;
+};
+const std::vector<TableShape>& read_tables() {
+  static const std::vector<TableShape> tables = {
+      {"meta", {"key", "value"}},
+      {"runs", {"run", "scenario", "strategy", "seed", "combination", "replication", "parameters"}},
+      {"scalars", {"run", "name", "value"}},
+      {"series", {"run", "owner", "name", "t", "value"}},
+      {"clients",
+       {"run", "population", "client", "completed", "gave_up", "refusals", "makespan", "goodput"}},
+      {"attempts",
+       {"run", "host", "sent", "settled", "status", "retry_after", "sent_order", "settled_order"}}};
+  return tables;
+}
+
+/// SQLite's progress handler: a non-zero answer interrupts the running query.
+int past_deadline(void* deadline) {
+  return std::chrono::steady_clock::now() >
+                 *static_cast<const std::chrono::steady_clock::time_point*>(deadline)
+             ? 1
+             : 0;
+}
+
+}  // namespace
+
+void ResultsDbFile::check_tables() const {
+  for (const TableShape& table : read_tables()) {
+    std::string type;
+    {
+      Query q(*this, "SELECT type FROM sqlite_master WHERE name = ?");
+      q.bind(1, std::string(table.name));
+      if (q.next()) type = q.text(0);
+    }
+    if (type != "table") {
+      fail(type.empty() ? std::string("not a results database (no ") + table.name +
+                              " table; write one with --db)"
+                        : std::string(table.name) + " is a " + type +
+                              ", not a table: not a results database this lab wrote");
+    }
+    Query info(*this, (std::string("PRAGMA table_info(") + table.name + ")").c_str());
+    std::vector<std::string> have;
+    while (info.next()) have.push_back(info.text(1));
+    for (const std::string& column : table.columns) {
+      if (std::find(have.begin(), have.end(), column) == have.end()) {
+        fail(std::string(table.name) + " has no column " + column +
+             ": not a results database this lab wrote");
+      }
+    }
+  }
+}
 
 bool looks_like_sqlite(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -126,7 +198,8 @@ bool looks_like_sqlite(const fs::path& file) {
          std::string(magic, sizeof magic) == std::string("SQLite format 3\0", 16);
 }
 
-ResultsDbFile::ResultsDbFile(fs::path file) : file_(std::move(file)) {}
+ResultsDbFile::ResultsDbFile(fs::path file, DbReadLimits limits)
+    : file_(std::move(file)), limits_(limits) {}
 
 ResultsDbFile::~ResultsDbFile() { sqlite3_close(db_); }
 
@@ -134,20 +207,28 @@ void ResultsDbFile::fail(const std::string& why) const {
   throw ResultError(file_.string() + ": " + why);
 }
 
-std::shared_ptr<ResultsDbFile> ResultsDbFile::open(const fs::path& file) {
-  std::shared_ptr<ResultsDbFile> db(new ResultsDbFile(file));
+std::shared_ptr<ResultsDbFile> ResultsDbFile::open(const fs::path& file, DbReadLimits limits) {
+  std::shared_ptr<ResultsDbFile> db(new ResultsDbFile(file, limits));
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) db->fail("not a file");
   if (!looks_like_sqlite(file)) db->fail("not an SQLite database");
   if (sqlite3_open_v2(file.c_str(), &db->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     db->fail(std::string("cannot open the database: ") + sqlite3_errmsg(db->db_));
   }
+  sqlite3_progress_handler(db->db_, 10'000, past_deadline, &db->deadline_);
+  // A crafted file's sorts stay in memory, not in /var/tmp, and SQLite's heap is capped for the
+  // process (it only reads databases where it opens them; the lab's writer needs a few MiB).
+  sqlite3_hard_heap_limit64(
+      std::max<sqlite3_int64>(sqlite3_hard_heap_limit64(-1), 0) == 0
+          ? limits.heap_bytes
+          : std::min<sqlite3_int64>(sqlite3_hard_heap_limit64(-1), limits.heap_bytes));
+  sqlite3_exec(db->db_, "PRAGMA temp_store = MEMORY; PRAGMA query_only = ON;", nullptr, nullptr,
+               nullptr);
+  db->check_tables();
   std::string version;
-  try {
+  {
     Query q(*db, "SELECT value FROM meta WHERE key = 'schema_version'");
     if (q.next()) version = q.text(0);
-  } catch (const ResultError&) {
-    db->fail("not a results database (no meta table; write one with --db)");
   }
   if (version != sim::kResultsDbSchemaVersion) {
     db->fail("results database schema version '" + version + "', this build reads " +

@@ -190,15 +190,41 @@ void MainWindow::open_result(const std::filesystem::path& file) {
   }
 }
 
+MainWindow::~MainWindow() {
+  if (opener_.joinable()) opener_.join();
+}
+
 void MainWindow::open_database(const std::filesystem::path& file) {
-  std::shared_ptr<ResultsDbFile> db;  // opened once: its runs, then the chosen runs' data
-  std::vector<DbRunInfo> runs;
-  try {
-    db = ResultsDbFile::open(file);
-    runs = db->runs();
-  } catch (const ResultError& e) {
-    return show_problem(QString::fromUtf8(e.what()));
-  }
+  if (opening_database()) return show_problem("Still opening a database: wait for it.");
+  if (opener_.joinable()) opener_.join();
+  opened_ = false;
+  statusBar()->showMessage(QString::fromStdString("opening " + file.string()));
+  opener_ = std::thread([this, file] {
+    std::shared_ptr<ResultsDbFile> db;  // opened once: its runs, then the chosen runs' data
+    std::vector<DbRunInfo> runs;
+    QString error;
+    try {
+      db = ResultsDbFile::open(file);
+      runs = db->runs();
+    } catch (const ResultError& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    opened_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this, file, db = std::move(db), runs = std::move(runs), error]() mutable {
+          database_opened(file, std::move(db), std::move(runs), error);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void MainWindow::database_opened(const std::filesystem::path& file,
+                                 std::shared_ptr<ResultsDbFile> db, std::vector<DbRunInfo> runs,
+                                 const QString& error) {
+  emit database_read();
+  statusBar()->clearMessage();
+  if (!error.isEmpty()) return show_problem(error);
   if (runs.empty()) return show_problem(QString::fromStdString(file.string() + ": no runs"));
   std::vector<std::int64_t> ids;
   if (runs.size() <= kDatabaseRuns) {

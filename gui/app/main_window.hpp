@@ -3,9 +3,13 @@
 // in the middle the charts, the comparison table and the teaching view.
 
 #include <QMainWindow>
+#include <atomic>
 #include <filesystem>
 #include <memory>
+#include <thread>
+#include <vector>
 
+#include "gui/results_db_file.hpp"
 #include "gui/run_data.hpp"
 
 class QTabWidget;
@@ -26,6 +30,7 @@ class MainWindow : public QMainWindow {
  public:
   /// `shipped_dir` holds the scenarios offered in the list.
   explicit MainWindow(const std::filesystem::path& shipped_dir, QWidget* parent = nullptr);
+  ~MainWindow() override;
 
   /// Opens a file: a result.json (has "summary") is loaded as a run, anything else as a scenario.
   void open_file(const std::filesystem::path& file);
@@ -33,8 +38,12 @@ class MainWindow : public QMainWindow {
   void open_result(const std::filesystem::path& file);
   /// Opens the runs of a results database (`--db`), whose charts are drawn from the attempts
   /// when zoomed finer than the stored series: all of them when it holds at most kDatabaseRuns,
-  /// else those the user picks (RunPicker).
+  /// else those the user picks (RunPicker). The file is opened and its runs listed on a thread
+  /// of their own (a database is untrusted input that may take long to read); the window goes
+  /// on meanwhile, and database_opened() follows on the GUI thread.
   void open_database(const std::filesystem::path& file);
+  /// Whether a database is being opened.
+  bool opening_database() const { return opener_.joinable() && !opened_; }
   /// Loads these runs of an open results database, labelled "FILE-STEM #ID".
   void open_database_runs(std::shared_ptr<ResultsDbFile> db, const std::vector<std::int64_t>& ids);
   static constexpr std::size_t kDatabaseRuns = 12;
@@ -59,10 +68,14 @@ class MainWindow : public QMainWindow {
  signals:
   /// A series of runs or loads finished (for tests and the status bar).
   void work_finished(bool cancelled);
+  /// A database opened by open_database was read (or refused, with a problem shown).
+  void database_read();
 
  private:
   void build_menus();
   void show_problem(const QString& message);
+  void database_opened(const std::filesystem::path& file, std::shared_ptr<ResultsDbFile> db,
+                       std::vector<DbRunInfo> runs, const QString& error);
 
   ScenarioPanel* scenario_;
   RunsPanel* runs_;
@@ -72,6 +85,8 @@ class MainWindow : public QMainWindow {
   TeachPanel* teach_;
   QTabWidget* tabs_;
   RunWorker* worker_;
+  std::thread opener_;  ///< open_database's reader, joined before the next and at the end
+  std::atomic<bool> opened_{false};
 };
 
 }  // namespace pacing::gui

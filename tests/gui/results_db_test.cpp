@@ -455,6 +455,80 @@ class ResultsDbTest : public QObject {
     } catch (const ResultError& e) {
       QCOMPARE(std::string(e.what()), file.string() + ": run 7: no such run");
     }
+    // A database is untrusted: a view in a table's place (one counting to 10^11 ran for ever and
+    // wrote hundreds of MB into /var/tmp), a table without a column the reader reads.
+    QVERIFY(refused(altered("meta-view",
+                            "DROP TABLE meta; CREATE VIEW meta AS WITH RECURSIVE c(x) AS "
+                            "(SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000000) "
+                            "SELECT 'schema_version' AS key, '2' AS value FROM c",
+                            file),
+                    "meta is a view, not a table"));
+    QVERIFY(refused(altered("runs-view",
+                            "ALTER TABLE runs RENAME TO r; CREATE VIEW runs AS WITH RECURSIVE "
+                            "c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) "
+                            "SELECT x AS run, 's' AS scenario, 't' AS strategy, 1 AS seed, NULL AS "
+                            "combination, NULL AS replication, '{}' AS parameters FROM c",
+                            file),
+                    "runs is a view, not a table"));
+    QVERIFY(refused(altered("no-column", "ALTER TABLE attempts DROP COLUMN sent_order", file),
+                    "attempts has no column sent_order"));
+  }
+
+  // Every read has bounds: rows per query, bytes per text, and a deadline per query (SQLite's
+  // progress handler interrupts it), so a large or crafted file ends in a message, not a freeze.
+  void a_database_read_stays_within_its_limits() {
+    const fs::path file = db_path("limits");
+    record("tune-dbpedia", file);  // 200,000 attempts
+    try {
+      DbReadLimits few;
+      few.rows = 10;
+      ResultsDbFile::open(file, few)->host_attempts(0, "dbpedia.example.org");
+      QFAIL("more rows than the limit were read");
+    } catch (const ResultError& e) {
+      QVERIFY2(std::string(e.what()).find("more than 10 rows") != std::string::npos, e.what());
+    }
+    try {
+      DbReadLimits quick;
+      quick.query_time = std::chrono::milliseconds(0);
+      ResultsDbFile::open(file, quick)->read(0);
+      QFAIL("a query past its deadline ran on");
+    } catch (const ResultError& e) {
+      QVERIFY2(std::string(e.what()).find("a query ran past") != std::string::npos, e.what());
+    }
+    try {
+      DbReadLimits short_text;
+      short_text.text_bytes = 3;
+      ResultsDbFile::open(file, short_text)->runs();
+      QFAIL("a text past the limit was read");
+    } catch (const ResultError& e) {
+      QVERIFY2(std::string(e.what()).find("a text of more than 3 bytes") != std::string::npos,
+               e.what());
+    }
+  }
+
+  // The window opens a database off the GUI thread: open_database returns at once, and a
+  // database it refuses shows its problem later.
+  void the_window_opens_a_database_off_its_thread() {
+    const fs::path file = db_path("off-thread");
+    record("kgf-burst", file);
+    const fs::path bad = db_path("off-thread-bad");
+    fs::copy_file(file, bad, fs::copy_options::overwrite_existing);
+    sqlite3* db = nullptr;
+    sqlite3_open(bad.c_str(), &db);
+    sqlite3_exec(
+        db, "DROP TABLE meta; CREATE VIEW meta AS SELECT 'schema_version' AS key, '2' AS value",
+        nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    MainWindow window(PACING_SCENARIO_DIR);
+    QSignalSpy read(&window, &MainWindow::database_read);
+    window.open_database(bad);
+    QVERIFY(window.opening_database() || read.count() == 0);  // nothing was read inline
+    QVERIFY(read.wait(30000));
+    QCOMPARE(window.runs_panel()->count(), 0);
+    QSignalSpy done(&window, &MainWindow::work_finished);
+    window.open_database(file);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(window.runs_panel()->count(), 1);
   }
 };
 
