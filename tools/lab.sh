@@ -92,7 +92,8 @@ case "${1:-}" in
       -DPACING_SANITIZE=ON -DPACING_WITH_QT=OFF -DPACING_TESTS=OFF -DPACING_BENCH=OFF
     mkdir -p build-fuzz/findings
     failed=0
-    for target in retry_after structured_fields url scenario policy run http_client; do
+    for exe in build-fuzz/*_fuzz; do  # every target CMake's FUZZ_TARGETS built
+      target=$(basename "$exe" _fuzz)
       mkdir -p "build-fuzz/corpus/$target"
       echo "== fuzz $target for ${seconds} s"
       if ! ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/${target}_fuzz "build-fuzz/corpus/$target" \

@@ -80,6 +80,10 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
       }
       if (a.values.empty()) throw InputError(file + ": /grid: an axis without values");
       d.axes.push_back(std::move(a));
+      if (d.combinations() > kMaxSweepRuns || d.combinations() == 0) {
+        throw InputError(file + ": /grid: more than " + std::to_string(kMaxSweepRuns) +
+                         " combinations");
+      }
     }
     const Json& replications = document.at("replications");
     if (!replications.is_number_unsigned() || replications.get<std::uint64_t>() == 0 ||
