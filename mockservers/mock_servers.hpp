@@ -29,9 +29,10 @@ namespace pacing::mock {
 
 class MockServers {
  public:
-  /// Starts a server for every host of `scenario`, listening on `bind_address` (loopback unless
-  /// the caller asks otherwise) at an ephemeral port, or at `ports[host]` when given. Throws
-  /// sim::InputError when a port cannot be bound.
+  /// Starts a server for every host of `scenario` but those with an `address` (servers outside
+  /// the lab), listening on `bind_address` (loopback unless the caller asks otherwise) at an
+  /// ephemeral port, or at `ports[host]` when given. Throws sim::InputError when a port cannot
+  /// be bound.
   MockServers(const sim::Scenario& scenario, std::uint64_t seed,
               std::string bind_address = "127.0.0.1", std::map<std::string, int> ports = {});
   /// Stops every server (as stop()).

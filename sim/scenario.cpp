@@ -1,5 +1,7 @@
 #include "sim/scenario.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -7,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/http.hpp"
 #include "core/retry_after.hpp"
@@ -403,6 +406,29 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
 
 namespace {
 
+/// An external server's "IP:PORT" (IPv6 in brackets): the address and port, or nullopt. Only a
+/// literal address: the live run connects without resolving names.
+std::optional<std::pair<std::string, std::uint16_t>> parse_address(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string ip = text.substr(0, colon);
+  const std::string port = text.substr(colon + 1);
+  unsigned char binary[sizeof(in6_addr)];
+  bool valid = false;
+  if (ip.size() > 2 && ip.front() == '[' && ip.back() == ']') {
+    ip = ip.substr(1, ip.size() - 2);
+    valid = inet_pton(AF_INET6, ip.c_str(), binary) == 1;
+  } else {
+    valid = inet_pton(AF_INET, ip.c_str(), binary) == 1;
+  }
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!valid || port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), digit))
+    return std::nullopt;
+  const int number = std::stoi(port);
+  if (number < 1 || number > 65535) return std::nullopt;
+  return std::pair{ip, static_cast<std::uint16_t>(number)};
+}
+
 /// One server of /servers (its model is built, for its defects only, by make_model); nullopt
 /// when it is not even an object.
 std::optional<ServerSpec> read_server(const Json& spec, const std::string& pointer, Defects& d,
@@ -439,6 +465,15 @@ std::optional<ServerSpec> read_server(const Json& spec, const std::string& point
     if (auto v = cr.seconds("queue_timeout")) server.capacity.queue_timeout = *v;
     if (auto v = cr.integer("status", 200, 599)) server.capacity.status = static_cast<int>(*v);
     cr.finish();
+  }
+  if (auto v = hr.string("address")) {
+    if (auto address = parse_address(*v)) {
+      std::tie(server.address_ip, server.address_port) = *address;
+    } else {
+      d.add(hr.pointer("address"),
+            "must be IP:PORT: an IPv4 address, or an IPv6 one in brackets, and a port 1-65535 "
+            "(e.g. 127.0.0.1:8080)");
+    }
   }
   make_model(spec, pointer, d, env, kServerHostKeys);
   if (const Json* paths = hr.raw("paths")) {

@@ -88,8 +88,8 @@ struct Population {
 };
 
 /// Keys of a server's object that belong to the hosting server, not to its model.
-inline const std::set<std::string> kServerHostKeys{"paths", "latency", "network_failure", "fault",
-                                                   "capacity"};
+inline const std::set<std::string> kServerHostKeys{"paths", "latency",  "network_failure",
+                                                   "fault", "capacity", "address"};
 
 struct ServerSpec {
   Json spec;  ///< the model's object as written (validated), rebuilt for every run
@@ -98,6 +98,10 @@ struct ServerSpec {
   double network_failure = 0;
   FaultSpec fault;
   CapacitySpec capacity;  ///< server-wide: every client contends for it
+  /// `address`: a server outside the lab that `run --live` sends this host's requests to (no
+  /// mock server hosts the model then). A simulated run ignores it. Empty: none.
+  std::string address_ip;
+  std::uint16_t address_port = 0;
 };
 
 struct Scenario {
