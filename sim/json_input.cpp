@@ -167,8 +167,10 @@ std::optional<Distribution> read_distribution(const Json& node, const std::strin
     return Distribution(Distribution::Fixed{v});
   }
   if (!node.is_object()) {
-    defects.add(pointer, "must be a number or {\"median\",\"p99\"} or {\"min\",\"max\"}, got " +
-                             node.dump());
+    defects.add(pointer,
+                "must be a number or {\"median\",\"p99\"}, {\"min\",\"max\"} or {\"mean\",\"sd\"}, "
+                "got " +
+                    node.dump());
     return std::nullopt;
   }
   ObjectReader r(node, pointer, defects);
@@ -178,6 +180,10 @@ std::optional<Distribution> read_distribution(const Json& node, const std::strin
     auto p99 = r.number("p99", 1e-9, 1e9, true);
     if (median && p99 && *p99 < *median) defects.add(r.pointer("p99"), "must be >= median");
     else if (median && p99) out = Distribution(Distribution::LogNormal{*median, *p99});
+  } else if (r.has("mean") || r.has("sd")) {
+    auto mean = r.number("mean", 0, 1e9, true);
+    auto sd = r.number("sd", 0, 1e9, true);
+    if (mean && sd) out = Distribution(Distribution::Normal{*mean, *sd});
   } else {
     auto min = r.number("min", 0, 1e9, true);
     auto max = r.number("max", 0, 1e9, true);

@@ -108,7 +108,7 @@ inline std::int64_t uniform_integer(Rng& rng, std::int64_t lo, std::int64_t hi) 
 }
 
 /// A duration distribution: a fixed value, a lognormal given by its median and 99th percentile,
-/// or a uniform range. Parameters are seconds, as in scenario files.
+/// a uniform range, or a folded normal. Parameters are seconds, as in scenario files.
 class Distribution {
  public:
   struct Fixed {
@@ -122,15 +122,23 @@ class Distribution {
     double min = 0;
     double max = 0;
   };
+  /// |Normal(mean, sd)|: folded at zero, as the AWS backoff study's simulator draws its network
+  /// hops (`abs(random.normalvariate(mean, sd))`), so a draw is never a negative duration.
+  struct Normal {
+    double mean = 0;
+    double sd = 0;
+  };
 
   Distribution() = default;
   Distribution(Fixed f) : shape_(f) {}
   Distribution(LogNormal l) : shape_(l) {}
   Distribution(Uniform u) : shape_(u) {}
+  Distribution(Normal n) : shape_(n) {}
 
   /// One value, rounded to whole microseconds: the fixed value (no draw), the lognormal
   /// `median * exp(sigma * standard_normal(rng))` with sigma = ln(p99 / median) / z99 (two
-  /// draws), or `uniform_real(rng, min, max)` (one draw).
+  /// draws), `uniform_real(rng, min, max)` (one draw), or `|mean + sd * standard_normal(rng)|`
+  /// (two draws).
   Duration sample(Rng& rng) const {
     double seconds = 0;
     if (auto* f = std::get_if<Fixed>(&shape_)) {
@@ -139,15 +147,17 @@ class Distribution {
       constexpr double kZ99 = 2.3263478740408408;  // the standard normal's 99th percentile
       double sigma = (std::log(l->p99) - std::log(l->median)) / kZ99;
       seconds = l->median * std::exp(sigma * standard_normal(rng));
+    } else if (auto* u = std::get_if<Uniform>(&shape_)) {
+      seconds = uniform_real(rng, u->min, u->max);
     } else {
-      const auto& u = std::get<Uniform>(shape_);
-      seconds = uniform_real(rng, u.min, u.max);
+      const auto& n = std::get<Normal>(shape_);
+      seconds = std::abs(n.mean + n.sd * standard_normal(rng));
     }
     return Duration{std::llround(seconds * 1e6)};
   }
 
  private:
-  std::variant<Fixed, LogNormal, Uniform> shape_{Fixed{}};
+  std::variant<Fixed, LogNormal, Uniform, Normal> shape_{Fixed{}};
 };
 
 }  // namespace pacing::sim

@@ -5,6 +5,7 @@
 
 #include "sim/models/dbpedia.hpp"
 #include "sim/models/kgf.hpp"
+#include "sim/models/occ.hpp"
 #include "sim/models/phases.hpp"
 #include "sim/models/policy_model.hpp"
 #include "sim/models/qlever.hpp"
@@ -15,8 +16,8 @@ namespace pacing::sim {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kModelNames{"kgf",     "qlever",   "dbpedia",
-                                                      "timeout", "sequence", "policy"};
+constexpr std::array<std::string_view, 7> kModelNames{"kgf",      "qlever", "dbpedia", "timeout",
+                                                      "sequence", "policy", "occ"};
 
 std::string known_models() {
   std::string list;
@@ -97,6 +98,10 @@ std::unique_ptr<ServerModel> make_model(const Json& spec, const std::string& poi
         [&env](auto phases) {
           return std::make_unique<PolicyModel>(std::move(phases), env.epoch);
         });
+  } else if (model == "occ") {
+    built = build_phased<OccParams>(
+        spec, pointer, defects, host_keys, ignoring_written(&read_occ_params),
+        [](auto phases) { return std::make_unique<OccModel>(std::move(phases)); });
   } else {
     defects.add(model_pointer, "unknown model \"" + model + "\" (one of " + known_models() + ")");
   }

@@ -20,11 +20,11 @@ struct ModelEnv {
 
 /// Builds the model an object describes: `spec["model"]` names it ("kgf", "qlever", "dbpedia",
 /// "timeout", "sequence", "policy": a load-management policy, inline or a file relative to
-/// env.base_dir), the rest are its parameters and "phases". Keys in `host_keys` (e.g. "paths",
-/// "latency", "network_failure") belong to the hosting server and are skipped. Every defect is
-/// added to `defects` with its JSON Pointer (below `pointer`): unknown model, unknown field, wrong
-/// type, negative or out-of-range values, phases not sorted or with "at" < 0. Returns nullptr
-/// when the model cannot be built.
+/// env.base_dir, "occ": an optimistic-concurrency row), the rest are its parameters and "phases".
+/// Keys in `host_keys` (e.g. "paths", "latency", "network_failure") belong to the hosting server
+/// and are skipped. Every defect is added to `defects` with its JSON Pointer (below `pointer`):
+/// unknown model, unknown field, wrong type, negative or out-of-range values, phases not sorted or
+/// with "at" < 0. Returns nullptr when the model cannot be built.
 std::unique_ptr<ServerModel> make_model(const Json& spec, const std::string& pointer,
                                         Defects& defects, const ModelEnv& env,
                                         const std::set<std::string>& host_keys);

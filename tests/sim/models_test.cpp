@@ -1,5 +1,5 @@
-// The KGF admission gate, the timeout and sequence models, and phases, driven directly with
-// explicit instants.
+// The KGF admission gate, the timeout, sequence and occ models, and phases, driven directly
+// with explicit instants.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/models/kgf.hpp"
+#include "sim/models/occ.hpp"
 #include "sim/models/registry.hpp"
 #include "tests/sim/model_fixture.hpp"
 
@@ -165,6 +166,90 @@ TEST_F(ModelsTest, KgfFinishOfARefusalReleasesNothing) {
   EXPECT_EQ(kgf.arrive(at(0ms), request(2), rng).reply->status, 429);
   EXPECT_TRUE(kgf.finish(at(0ms), 2, rng).empty());
   EXPECT_EQ(kgf.units_in_use(), 1);
+}
+
+// ---- occ --------------------------------------------------------------------------------------
+
+// With 10 ms hops, a try arriving at t reads at t + 10 ms, writes at t + 30 ms and its answer
+// leaves after 10 ms more.
+TEST_F(ModelsTest, OccWriteSucceedsUnlessAWriteSucceededSinceItsRead) {
+  auto model = build(R"({"model": "occ", "hop": 0.01, "conflict_status": 429})");
+  auto& occ = dynamic_cast<OccModel&>(*model);
+  Arrival a = occ.arrive(at(0ms), request(1), rng);   // reads at 10, writes at 30
+  Arrival b = occ.arrive(at(5ms), request(2), rng);   // reads at 15, writes at 35
+  Arrival c = occ.arrive(at(25ms), request(3), rng);  // reads at 35, writes at 55
+  Arrival d = occ.arrive(at(20ms), request(4), rng);  // reads at 30, writes at 50
+  ASSERT_FALSE(a.reply || b.reply || c.reply || d.reply);
+  EXPECT_EQ(a.wait_until, at(30ms));
+  EXPECT_EQ(b.wait_until, at(35ms));
+  EXPECT_EQ(c.wait_until, at(55ms));
+  EXPECT_EQ(d.wait_until, at(50ms));
+  std::optional<Reply> first = occ.expire(at(30ms), 1, rng);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(first->service, 10ms);  // the answer's way back
+  EXPECT_EQ(occ.version(), 1u);
+  // b read at 15, before a's write at 30: refused.
+  EXPECT_EQ(occ.expire(at(35ms), 2, rng)->status, 429);
+  // d read at 30, the instant of a's write, and sees it: nothing since, so it succeeds.
+  EXPECT_EQ(occ.expire(at(50ms), 4, rng)->status, 200);
+  // c read at 35, before d's write at 50: refused.
+  EXPECT_EQ(occ.expire(at(55ms), 3, rng)->status, 429);
+  EXPECT_EQ(occ.version(), 2u);
+  EXPECT_EQ(occ.expire(at(60ms), 3, rng), std::nullopt);  // answered already
+}
+
+TEST_F(ModelsTest, OccDrawsItsFourHopsInOrderAndAnswers409ByDefault) {
+  auto model = build(R"({"model": "occ", "hop": {"mean": 0.01, "sd": 0.002}})");
+  const Distribution hop = Distribution::Normal{0.01, 0.002};
+  Rng same{1};
+  const Duration h1 = hop.sample(same), h2 = hop.sample(same), h3 = hop.sample(same),
+                 h4 = hop.sample(same);
+  Arrival first = model->arrive(at(1s), request(1), rng);
+  EXPECT_EQ(first.wait_until, at(1s) + h1 + h2 + h3);
+  EXPECT_EQ(rng, same);
+  Arrival second = model->arrive(at(1s), request(2), rng);  // reads before the first writes
+  EXPECT_EQ(model->expire(first.wait_until, 1, rng)->service, h4);
+  std::optional<Reply> refused = model->expire(second.wait_until, 2, rng);
+  EXPECT_EQ(refused->status, 409);
+  EXPECT_FALSE(refused->body.empty());
+}
+
+TEST_F(ModelsTest, OccDefaultHopIsTheStudysNetwork) {
+  auto model = build(R"({"model": "occ"})");
+  Rng same{1};
+  const Distribution hop = Distribution::Normal{0.01, 0.002};
+  const Duration h1 = hop.sample(same), h2 = hop.sample(same), h3 = hop.sample(same);
+  EXPECT_EQ(model->arrive(at(0s), request(1), rng).wait_until, at(h1 + h2 + h3));
+}
+
+TEST_F(ModelsTest, OccPhaseInForceAtTheArrivalHoldsForTheTry) {
+  auto model = build(R"({"model": "occ", "hop": 0.01,
+                         "phases": [{"at": 1, "hop": 0.1, "conflict_status": 503}]})");
+  Arrival early = model->arrive(at(990ms), request(1), rng);
+  Arrival late = model->arrive(at(1s), request(2), rng);
+  EXPECT_EQ(early.wait_until, at(1020ms));
+  EXPECT_EQ(late.wait_until, at(1300ms));
+  EXPECT_EQ(model->expire(at(1020ms), 1, rng)->status, 200);
+  EXPECT_EQ(model->expire(at(1300ms), 2, rng)->status, 200);  // read at 1.1 s, after that write
+  // Two tries at once: the first write wins, the second answers the phase's conflict status.
+  Arrival again = model->arrive(at(2s), request(3), rng);
+  model->arrive(at(2s), request(4), rng);
+  EXPECT_EQ(model->expire(again.wait_until, 3, rng)->status, 200);
+  EXPECT_EQ(model->expire(again.wait_until, 4, rng)->status, 503);
+}
+
+TEST_F(ModelsTest, OccDefectsAreReportedByPointer) {
+  Defects defects;
+  auto model = make_model(
+      Json::parse(R"({"model": "occ", "hop": {"mean": -1, "sd": 1}, "conflict_status": 200,
+                      "window": 1})"),
+      "/servers/h", defects, kEnv, {});
+  EXPECT_EQ(model, nullptr);
+  std::vector<std::string> pointers;
+  for (const auto& d : defects.list()) pointers.push_back(d.pointer);
+  EXPECT_EQ(pointers, (std::vector<std::string>{"/servers/h/hop/mean", "/servers/h/conflict_status",
+                                                "/servers/h/window"}));
 }
 
 // ---- timeout ----------------------------------------------------------------------------------
