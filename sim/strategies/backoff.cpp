@@ -27,8 +27,10 @@ RetryDelay backoff_delay(const BackoffSettings& s, std::uint64_t seed) {
   auto random = std::make_shared<SplitMix64>(seed);
   return [s, random](int retry, Duration previous) -> Duration {
     if (s.jitter == BackoffSettings::Jitter::decorrelated) {
-      const Duration last = previous > Duration{0} ? previous : s.base;
-      return std::min(s.cap, between(*random, s.base, std::max(s.base, 3 * last)));
+      // The simulator's base is half the lab's (see backoff.hpp); rounded up, so never 0 µs.
+      const Duration floor = (s.base + Duration{1}) / 2;
+      const Duration last = previous > Duration{0} ? previous : floor;
+      return std::min(s.cap, between(*random, floor, std::max(floor, 3 * last)));
     }
     // base * 2^(retry-1), capped before it can overflow.
     Duration t = s.base;

@@ -1,12 +1,15 @@
 #pragma once
 // Capped exponential backoff with jitter, as in the AWS Architecture Blog's "Exponential Backoff
-// And Jitter" (Marc Brooker, 2015): a refused request waits, then is sent again; no cap on
-// requests in flight, no spacing, nothing learned across requests. The waits, for the n-th retry
-// (n = 1, 2, ...), with t = min(cap, base * 2^(n-1)):
+// And Jitter" (Marc Brooker, 2015) and its simulator (aws-samples/aws-arch-backoff-simulator,
+// src/backoff_simulator.py): a refused request waits, then is sent again; no cap on requests in
+// flight, no spacing, nothing learned across requests. The waits, for the n-th retry
+// (n = 1, 2, ...), with t = min(cap, base * 2^(n-1)) and b = base / 2:
 //   none:         t
 //   full:         random(0, t)
 //   equal:        t/2 + random(0, t/2)
-//   decorrelated: min(cap, random(base, 3 * previous wait)), the first previous wait being base
+//   decorrelated: min(cap, random(b, 3 * previous wait)), the first previous wait being b
+// `base` is the first un-jittered wait, twice the simulator's `base` (its n-th bound is
+// base * 2^n); decorrelated uses the simulator's base, b, so one `base` maps all four kinds.
 // Retry-After is not read: the study's clients know only that they were refused.
 
 #include <cstdint>
