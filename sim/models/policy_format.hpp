@@ -1,7 +1,8 @@
 #pragma once
-// The load-management policy format (after the LES proposal in
-// ../shared/seeds/les-load-management-policy.txt), corrected and completed, read into plain
-// structs. `scenarios/schema/policy.schema.json` publishes the same rules as a JSON Schema.
+// The load-management policy format, after the Ethereum LES "server load management" proposal
+// (summarised in docs/design.md, section 3.2, as the proposal's text is not in the repository),
+// corrected and completed, read into plain structs. `scenarios/schema/policy.schema.json`
+// publishes the same rules as a JSON Schema.
 //
 // What changed from the proposal, and why:
 // - one limiter schema with a required `name` (hints refer to it) instead of positional tuples;
