@@ -1,5 +1,5 @@
 #pragma once
-// The learning rules of DESIGN.md's "Refusals" section, apart from queueing: what an answer
+// The learning rules of docs/design.md's "Refusals" section, apart from queueing: what an answer
 // teaches a host or a group (a pause, a doubled or decayed interval, a RateLimit hint) and what
 // invalidate() forgets. One function per rule, each switchable by EngineSettings::rules; tests in
 // tests/core/learner_test.cpp carry the rules' names. The engine (gates, queues, the pump) calls

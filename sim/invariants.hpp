@@ -1,5 +1,5 @@
 #pragma once
-// The invariants of DESIGN.md, checked independently of the strategies from what the recorder
+// The invariants of docs/design.md, checked independently of the strategies from what the recorder
 // saw. For every strategy: every request completes exactly once; arrived <= sent <= settled for
 // every attempt; a request aborted while waiting is never sent; the world carried exactly the
 // attempts recorded as sent; each host's `starts` and `max_in_flight` in result.json agree with

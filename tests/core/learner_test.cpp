@@ -1,4 +1,4 @@
-// The learner alone (core/learner.hpp): each rule of DESIGN.md's "Refusals" section on a host or
+// The learner alone (core/learner.hpp): each rule of docs/design.md's "Refusals" section on a host or
 // group state, without queues or a clock. The same rules through the whole engine are in
 // refusals_test.cpp.
 
