@@ -1,6 +1,7 @@
 // The live client (BeastTransport) reading an answer from a loopback peer that sends arbitrary
 // bytes: every attempt settles exactly once (a response, a network failure or a timeout), never
-// a crash, a hang or a second settlement.
+// a crash, a hang or a second settlement, and an answer's status is in 200-599. (Several answers
+// per connection: http_client_session.)
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -64,10 +65,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Request request;
   request.url = "http://peer.test/x";
   int settled = 0;
-  transport.send(Attempt(1, 1, 1, request, "peer.test", "/x", clock.now()),
-                 [&settled](AttemptResult) { ++settled; });
+  int status = 200;  // of an answer; a failure has none
+  transport.send(Attempt(1, 1, 1, request, "peer.test", "/x", clock.now()), [&](AttemptResult r) {
+    ++settled;
+    if (r.kind == AttemptResult::Kind::response) status = r.response.status;
+  });
   io.run_for(std::chrono::seconds(2));
   peer.join();
   FUZZ_CHECK(settled == 1);
+  FUZZ_CHECK(status >= 200 && status <= 599);  // never an interim response, never malformed
   return 0;
 }
