@@ -73,7 +73,8 @@ class ObjectReader {
                                       bool required = false);
   std::optional<std::string> string(std::string_view key, bool required = false);
   std::optional<bool> boolean(std::string_view key);
-  /// A duration distribution: a number, {"median","p99"} or {"min","max"} (seconds, >= 0).
+  /// A duration distribution: a number, {"median","p99"}, {"min","max"} or {"mean","sd"}
+  /// (seconds, >= 0).
   std::optional<Distribution> distribution(std::string_view key);
   /// A duration in seconds (>= 0), as integral microseconds.
   std::optional<Duration> seconds(std::string_view key, bool required = false);
