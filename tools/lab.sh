@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for the README's two commands: install what is missing, build, then
 #   demo  - run the lab's demonstration
-#   test  - run the whole test suite (plain build, then under ASan + UBSan)
-#   fuzz  - run every libFuzzer target for a while (clang; not part of the test command)
+#   test  - run the whole test suite (plain build, the package, every fuzz target for 10 s with
+#           clang, then the suite under ASan + UBSan)
+#   fuzz  - run every libFuzzer target for longer (tools/lab.sh fuzz [SECONDS], default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,31 @@ build() {  # build DIR [cmake options...]
   shift
   cmake -S . -B "$dir" "$@" >/dev/null
   cmake --build "$dir" -j"$JOBS"
+}
+
+# Builds every libFuzzer target with clang (-Werror: clang warns where GCC does not) and runs each
+# for $1 seconds from its seed corpus; inputs it finds go to build-fuzz/corpus, crashes to
+# build-fuzz/findings. Fails when the build fails or a target finds something.
+fuzz_all() {
+  local seconds=$1 failed=0 exe target
+  CC=clang-14 CXX=clang++-14 build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_FUZZ=ON \
+    -DPACING_SANITIZE=ON -DPACING_WITH_QT=OFF -DPACING_TESTS=OFF -DPACING_BENCH=OFF \
+    -DPACING_WERROR=ON
+  mkdir -p build-fuzz/findings
+  for exe in build-fuzz/*_fuzz; do  # every target CMake's FUZZ_TARGETS built
+    target=$(basename "$exe" _fuzz)
+    mkdir -p "build-fuzz/corpus/$target"
+    echo "== fuzz $target for ${seconds} s"
+    if ! ASAN_OPTIONS=detect_leaks=1 "$exe" "build-fuzz/corpus/$target" \
+        "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+        -artifact_prefix="build-fuzz/findings/$target-" -print_final_stats=1 \
+        > "build-fuzz/$target.log" 2>&1; then
+      echo "   FOUND something: build-fuzz/$target.log, build-fuzz/findings/$target-*"
+      failed=1
+    fi
+    grep -E "stat::number_of_executed_units|cov:" "build-fuzz/$target.log" | tail -2 || true
+  done
+  return $failed
 }
 
 # The Debian package of build/: built with cpack, installed with apt on this machine (its
@@ -71,12 +97,15 @@ case "${1:-}" in
     done
     ;;
   test)
+    PACKAGES+=(clang-14 libclang-rt-14-dev)
     install_missing
     echo "== build and test (warnings are errors)"
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_WERROR=ON
     ctest --test-dir build --output-on-failure -j"$JOBS"
     echo "== the Debian package"
     package
+    echo "== the fuzz targets, built by clang with libFuzzer, each run for ${FUZZ_SECONDS:-10} s"
+    fuzz_all "${FUZZ_SECONDS:-10}"
     echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DPACING_WERROR=ON -DPACING_SANITIZE=ON -DPACING_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -85,27 +114,9 @@ case "${1:-}" in
   fuzz)
     # tools/lab.sh fuzz [SECONDS]: every libFuzzer target for SECONDS (default 60) from its seed
     # corpus; inputs it finds go to build-fuzz/corpus, crashes to build-fuzz/findings (exit 1).
-    seconds=${2:-60}
     PACKAGES+=(clang-14 libclang-rt-14-dev)
     install_missing
-    CC=clang-14 CXX=clang++-14 build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_FUZZ=ON \
-      -DPACING_SANITIZE=ON -DPACING_WITH_QT=OFF -DPACING_TESTS=OFF -DPACING_BENCH=OFF
-    mkdir -p build-fuzz/findings
-    failed=0
-    for exe in build-fuzz/*_fuzz; do  # every target CMake's FUZZ_TARGETS built
-      target=$(basename "$exe" _fuzz)
-      mkdir -p "build-fuzz/corpus/$target"
-      echo "== fuzz $target for ${seconds} s"
-      if ! ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/${target}_fuzz "build-fuzz/corpus/$target" \
-          "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-          -artifact_prefix="build-fuzz/findings/$target-" -print_final_stats=1 \
-          > "build-fuzz/$target.log" 2>&1; then
-        echo "   FOUND something: build-fuzz/$target.log, build-fuzz/findings/$target-*"
-        failed=1
-      fi
-      grep -E "stat::number_of_executed_units|cov:" "build-fuzz/$target.log" | tail -2 || true
-    done
-    exit $failed
+    fuzz_all "${2:-60}"
     ;;
   *)
     echo "usage: tools/lab.sh demo|test|package|fuzz [SECONDS]" >&2
