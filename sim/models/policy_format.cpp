@@ -268,7 +268,6 @@ class PolicyReader {
   std::optional<RateEvictionRule> read_rate_eviction(const Json& node, const std::string& pointer) {
     ObjectReader fields(node, pointer, defects_);
     if (!fields.ok()) return std::nullopt;
-    RateEvictionRule rule;
     auto violations = read_violations(fields);
     auto window = read_seconds(fields, "period", kMaxRatePeriodSeconds);
     auto evict_for = read_seconds(fields, "evict-for", kMaxEvictionSeconds);
