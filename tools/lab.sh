@@ -26,11 +26,16 @@ install_missing() {
   fi
 }
 
-build() {  # build DIR [cmake options...]
+build() {  # build DIR [cmake options...]: every target, or those in $TARGETS
   local dir=$1
   shift
   cmake -S . -B "$dir" "$@" >/dev/null
-  cmake --build "$dir" -j"$JOBS"
+  if [ -n "${TARGETS:-}" ]; then
+    # shellcheck disable=SC2086 # a list of target names
+    cmake --build "$dir" -j"$JOBS" --target $TARGETS
+  else
+    cmake --build "$dir" -j"$JOBS"
+  fi
 }
 
 # Builds every libFuzzer target with clang (-Werror: clang warns where GCC does not) and runs each
@@ -86,12 +91,14 @@ package() {
 case "${1:-}" in
   package)
     install_missing
-    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_TESTS=ON -DPACING_BENCH=ON
     package
     ;;
   demo)
     install_missing
-    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    # Only what the demo runs (the command line; the GUI and the tests are built by `test`).
+    TARGETS=pacing-lab build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_TESTS=OFF \
+      -DPACING_BENCH=OFF
     for scenario in kgf-burst timeout-contamination qlever-no-retry-after; do
       ./build/pacing-lab compare "scenarios/$scenario.json"
     done
@@ -100,7 +107,7 @@ case "${1:-}" in
     PACKAGES+=(clang-14 libclang-rt-14-dev)
     install_missing
     echo "== build and test (warnings are errors)"
-    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_WERROR=ON
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_WERROR=ON -DPACING_TESTS=ON -DPACING_BENCH=ON
     ctest --test-dir build --output-on-failure -j"$JOBS"
     echo "== the Debian package"
     package
