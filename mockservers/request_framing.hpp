@@ -11,15 +11,17 @@
 #include <string>
 #include <string_view>
 
+#include "core/wire_limits.hpp"
+
 namespace pacing::mock {
 
 struct FramingLimits {
   /// A request line or field line, CRLF included: cpp-httplib's own limit (its
   /// CPPHTTPLIB_REQUEST_URI_MAX_LENGTH and CPPHTTPLIB_HEADER_MAX_LENGTH, compiled into Debian's
   /// library), so that nothing passed on is refused by it in turn.
-  std::size_t max_line = 8192;
+  std::size_t max_line = kMaxRequestLineBytes;
   /// The whole head (and a chunked body's trailer section).
-  std::size_t max_head = 64 * 1024;
+  std::size_t max_head = kMaxRequestHeadBytes;
   /// The body, decoded. The models never read a body; it is counted and dropped, not kept.
   std::uint64_t max_body = 1024 * 1024;
 };

@@ -14,6 +14,7 @@
 #include "core/http.hpp"
 #include "core/retry_after.hpp"
 #include "core/url.hpp"
+#include "core/wire_limits.hpp"
 #include "sim/files.hpp"
 #include "sim/memory_budget.hpp"
 #include "sim/models/registry.hpp"
@@ -97,6 +98,17 @@ void read_limits_map(ObjectReader& parent, std::string_view key, LimitsMap& into
   }
 }
 
+/// Whether the field line "name: value" CRLF fits what the mock servers read: a request the
+/// simulator answers must not be refused live (431).
+bool fits_request_line(std::size_t name, std::size_t value) {
+  return name + value + 4 <= kMaxRequestLineBytes;
+}
+
+std::string too_long_for_live() {
+  return "a header field line can take more than " + std::to_string(kMaxRequestLineBytes) +
+         " bytes, which the live mock servers refuse";
+}
+
 Headers read_headers(ObjectReader& parent, std::string_view key) {
   Headers out;
   const Json* j = parent.raw(key);
@@ -111,6 +123,8 @@ Headers read_headers(ObjectReader& parent, std::string_view key) {
                            "\"" + name + "\" is not a header field name (a token)");
     } else if (!is_field_value(*v)) {
       parent.defects().add(r.pointer(name), "a header value cannot hold CR, LF or other controls");
+    } else if (!fits_request_line(name.size(), v->size())) {
+      parent.defects().add(r.pointer(name), too_long_for_live());
     } else {
       out.emplace_back(name, *v);
     }
@@ -162,10 +176,12 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
   }
   if (auto v = r.seconds("timeout")) c.timeout = *v;
   if (auto v = r.string("userAgent")) {
-    if (is_field_value(*v))
-      e.user_agent = *v;
-    else
+    if (!is_field_value(*v))
       d.add(r.pointer("userAgent"), "a header value cannot hold CR, LF or other controls");
+    else if (!fits_request_line(std::string_view("User-Agent").size(), v->size()))
+      d.add(r.pointer("userAgent"), too_long_for_live());
+    else
+      e.user_agent = *v;
   }
   if (auto v = r.boolean("browser")) e.browser = *v;
   if (auto v = r.boolean("hints")) e.hints = *v;
@@ -268,7 +284,11 @@ void read_populations(ObjectReader& top, Scenario& s, Defects& d) {
           } else if (!is_field_value(*text)) {
             d.add(hr.pointer(name), "a header value cannot hold CR, LF or other controls");
           } else if (auto t = IndexTemplate::parse(*text, hr.pointer(name), d)) {
-            p.headers.emplace_back(name, *t);
+            if (fits_request_line(name.size(), t->max_length())) {
+              p.headers.emplace_back(name, *t);
+            } else {
+              d.add(hr.pointer(name), too_long_for_live());
+            }
           }
         }
       }
