@@ -27,7 +27,9 @@ class LiveWorld final : public sim::World {
   /// A client's own HTTP client. In a crowd each client connects from an address of its own on
   /// the loopback range (127.1.1.1, 127.1.1.2, ...), so the servers see distinct connections,
   /// and its identity (headers, and the address the scenario gives it) goes with each request.
-  Transport& transport(const sim::ClientIdentity& client, Duration timeout) override {
+  // Real connections: the spec of a simulated one does not apply.
+  Transport& transport(const sim::ClientIdentity& client, Duration timeout,
+                       const std::optional<sim::ConnectionSpec>&) override {
     asio_binding::BeastTransport& t = transports_.emplace_back(
         clock_, timeout,
         [this](

@@ -1,6 +1,7 @@
 #include "sim/network.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pacing::sim {
 
@@ -9,7 +10,8 @@ SimNetwork::SimNetwork(Scheduler& clock, AttemptBook* book)
       own_book_(book ? nullptr : std::make_unique<AttemptBook>()),
       book_(book ? *book : *own_book_) {}
 
-SimNetwork::Link& SimNetwork::link(Duration timeout, std::string address, Headers headers) {
+SimNetwork::Link& SimNetwork::link(Duration timeout, std::string address, Headers headers,
+                                   const std::optional<ConnectionSpec>& connections) {
   auto lane = std::find_if(lanes_.begin(), lanes_.end(),
                            [&](const Link::Lane& l) { return l.timeout == timeout; });
   if (lane == lanes_.end()) {
@@ -17,7 +19,13 @@ SimNetwork::Link& SimNetwork::link(Duration timeout, std::string address, Header
     lanes_.back().timeout = timeout;
     lane = std::prev(lanes_.end());
   }
-  return links_.emplace_back(Link(*this, &*lane, std::move(address), std::move(headers)));
+  std::shared_ptr<Link::Connections> pools;
+  if (connections) {
+    pools = std::make_shared<Link::Connections>();
+    pools->spec = *connections;
+  }
+  return links_.emplace_back(
+      Link(*this, &*lane, std::move(address), std::move(headers), std::move(pools)));
 }
 
 void SimNetwork::add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
@@ -65,7 +73,54 @@ void SimNetwork::send(const Link& link, const Attempt& attempt,
   t.attempt_id = id;
   fill_model_request(t.request, attempt.method, attempt.target, *attempt.headers, link.headers_,
                      address);
+  if (link.connections_) {
+    leave(*link.connections_, found->first, slot, id, carried.one_way);
+    return;
+  }
   clock_.schedule(now + carried.one_way, [this, slot] { arrive(slot); });
+}
+
+void SimNetwork::leave(Link::Connections& c, const std::string& authority, std::uint32_t slot,
+                       std::uint64_t attempt_id, Duration one_way) {
+  Link::Connections::Pool& pool = c.pools[authority];
+  Duration setup{0};
+  if (pool.idle > 0) {
+    --pool.idle;
+  } else if (c.spec.per_host == 0 || pool.open < c.spec.per_host) {
+    ++pool.open;
+    setup = Duration{std::llround(c.spec.setup_rtts * 2.0 * static_cast<double>(one_way.count()))};
+  } else {
+    pool.waiting.push_back({slot, attempt_id, one_way});
+    return;
+  }
+  held_[attempt_id] = Held{&c, authority};
+  // The client's own time comes first, one attempt after another; then the connection's setup.
+  c.busy_until = std::max(clock_.now(), c.busy_until) + c.spec.cost;
+  clock_.schedule(c.busy_until + setup + one_way, [this, slot] { arrive(slot); });
+}
+
+void SimNetwork::let_go(std::uint64_t attempt_id, bool reusable) {
+  auto it = held_.find(attempt_id);
+  if (it == held_.end()) return;  // none held: it never had one, or was still waiting
+  Link::Connections& c = *it->second.connections;
+  const std::string authority = std::move(it->second.authority);
+  held_.erase(it);
+  Link::Connections::Pool& pool = c.pools[authority];
+  if (reusable && c.spec.keep_alive) {
+    ++pool.idle;
+  } else {
+    --pool.open;
+  }
+  // The longest waiter still waiting takes the connection (or opens one in its place).
+  while (!pool.waiting.empty() && (pool.idle > 0 || pool.open < c.spec.per_host)) {
+    const Link::Connections::Waiting w = pool.waiting.front();
+    pool.waiting.pop_front();
+    if (!open(w.attempt_id)) {  // timed out or abandoned while it waited
+      transit_.release(w.slot);
+      continue;
+    }
+    leave(c, authority, w.slot, w.attempt_id, w.one_way);
+  }
 }
 
 void SimNetwork::fail_later(std::uint64_t attempt_id, Instant at, std::string error) {
@@ -112,7 +167,10 @@ void SimNetwork::respond(std::uint64_t id, Reply&& reply) {
 
 void SimNetwork::abandon(std::uint64_t attempt_id) {
   // Its deadline entry is skipped when it comes.
-  if (AttemptRecord* record = open(attempt_id)) close(attempt_id, *record);
+  if (AttemptRecord* record = open(attempt_id)) {
+    close(attempt_id, *record);
+    if (!held_.empty()) let_go(attempt_id, false);  // a real client closes it
+  }
 }
 
 void SimNetwork::expire_timeouts(Link::Lane& lane) {
@@ -146,6 +204,7 @@ void SimNetwork::settle(std::uint64_t attempt_id, AttemptResult result) {
   if (!record) return;  // timed out, abandoned, or already settled
   Transport::SettledHandler handler = std::move(record->carried.on_settled);
   close(attempt_id, *record);
+  if (!held_.empty()) let_go(attempt_id, result.kind == AttemptResult::Kind::response);
   handler(std::move(result));
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The simulated network: carries attempts to the scenario's servers on virtual time, with a
-// latency per server, an optional failure probability and the client's request timeout. No
-// connection cap of its own (HTTP/2 carries any number of requests).
+// latency per server, an optional failure probability and the client's request timeout. By
+// default a client has no connections to speak of (HTTP/2 carries any number of requests at no
+// cost); a client with a ConnectionSpec opens, caps and reuses connections per host and spends
+// its own time on each attempt, as a real client's transport does.
 
 #include <deque>
 #include <functional>
@@ -16,6 +18,7 @@
 #include "sim/scheduler.hpp"
 #include "sim/server_host.hpp"
 #include "sim/slot_pool.hpp"
+#include "sim/world.hpp"
 
 namespace pacing::sim {
 
@@ -33,15 +36,19 @@ class SimNetwork {
    private:
     friend class SimNetwork;
     struct Lane;
-    Link(SimNetwork& network, Lane* lane, std::string address, Headers headers)
+    struct Connections;
+    Link(SimNetwork& network, Lane* lane, std::string address, Headers headers,
+         std::shared_ptr<Connections> connections)
         : network_(network),
           lane_(lane),
           address_(std::move(address)),
-          headers_(std::move(headers)) {}
+          headers_(std::move(headers)),
+          connections_(std::move(connections)) {}
     SimNetwork& network_;
     Lane* lane_;           // the attempts with the same timeout, in the order they were sent
     std::string address_;  // empty: the default address
     Headers headers_;
+    std::shared_ptr<Connections> connections_;  // null: no connection model
   };
 
   /// `book`: where the network keeps its record of each attempt in flight, by the attempt's id,
@@ -54,8 +61,10 @@ class SimNetwork {
   void add_server(const std::string& authority, std::unique_ptr<ServerHost> host,
                   Distribution latency, double failure_probability, std::uint64_t link_seed);
   /// A client's link (kept by the network): `address` (empty: the default) and `headers` go with
-  /// each of its attempts; `timeout` bounds each (zero: none).
-  Link& link(Duration timeout, std::string address = {}, Headers headers = {});
+  /// each of its attempts; `timeout` bounds each (zero: none), from the moment it is sent (a
+  /// wait for a connection included).
+  Link& link(Duration timeout, std::string address = {}, Headers headers = {},
+             const std::optional<ConnectionSpec>& connections = std::nullopt);
 
   /// Attempts sent through this network so far.
   std::uint64_t carried() const { return carried_; }
@@ -83,6 +92,12 @@ class SimNetwork {
   };
   void send(const Link& link, const Attempt& attempt, Transport::SettledHandler on_settled);
   void abandon(std::uint64_t attempt_id);
+  /// With a connection model: when the attempt in transit `slot` leaves, or waits for a
+  /// connection (then it leaves when one is let go).
+  void leave(Link::Connections& c, const std::string& authority, std::uint32_t slot,
+             std::uint64_t attempt_id, Duration one_way);
+  /// The attempt's connection is let go: reused (kept alive and answered) or closed.
+  void let_go(std::uint64_t attempt_id, bool reusable);
   /// The attempt's record while the network carries it, or nullptr.
   AttemptRecord* open(std::uint64_t attempt_id) {
     AttemptRecord* r = book_.find(attempt_id);
@@ -119,6 +134,29 @@ class SimNetwork {
   std::deque<Link::Lane> lanes_;
   std::deque<Link> links_;
   std::uint64_t carried_ = 0;
+  /// With a connection model: the connection each attempt holds, by attempt id.
+  struct Held {
+    Link::Connections* connections;
+    std::string authority;
+  };
+  std::unordered_map<std::uint64_t, Held> held_;
+};
+
+/// A client's connections, per host, and its own time.
+struct SimNetwork::Link::Connections {
+  ConnectionSpec spec;
+  Instant busy_until{};  ///< the client's own time is spent until then
+  struct Waiting {
+    std::uint32_t slot;
+    std::uint64_t attempt_id;
+    Duration one_way;
+  };
+  struct Pool {
+    int open = 0;  ///< connections to the host, busy or idle
+    int idle = 0;
+    std::deque<Waiting> waiting;  ///< attempts waiting for a connection, oldest first
+  };
+  std::unordered_map<std::string, Pool> pools;  // by authority
 };
 
 /// Every attempt of one timeout: deadlines come in the order attempts were sent, so a FIFO and

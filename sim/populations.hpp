@@ -50,6 +50,15 @@ class IndexTemplate {
   std::vector<Part> parts_;
 };
 
+/// How a client's transport holds connections, where a world models them (the simulator does;
+/// the live world's transport is real). Off unless a scenario asks: every other run is as before.
+struct ConnectionSpec {
+  int per_host = 0;        ///< connections to one host at most (0: any number)
+  double setup_rtts = 1;   ///< opening one takes this many round trips before the request goes
+  bool keep_alive = true;  ///< a connection answered is reused for the host's next attempt
+  Duration cost{0};        ///< the client's own time per attempt, one after another
+};
+
 /// One client of a population: who it is to the servers, and when it begins.
 struct ClientIdentity {
   std::size_t population = 0;

@@ -30,8 +30,9 @@ class SimWorld final : public World {
     }
   }
   Clock& clock() override { return clock_; }
-  Transport& transport(const ClientIdentity& client, Duration timeout) override {
-    return network_.link(timeout, client.address, client.headers);
+  Transport& transport(const ClientIdentity& client, Duration timeout,
+                       const std::optional<ConnectionSpec>& connections) override {
+    return network_.link(timeout, client.address, client.headers, connections);
   }
   void schedule_batch(const std::vector<Instant>& at,
                       std::function<void(std::uint32_t)> run) override {

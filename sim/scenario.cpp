@@ -195,6 +195,20 @@ ClientSpec read_client(const Json* node, const std::string& pointer, Defects& d,
   if (e.max_interval < e.initial_interval)
     d.add(r.pointer("maxInterval"), "must be >= initialInterval");
   read_rules(r, e.rules);
+  // null: no connection model (so --set can switch a scenario's off).
+  if (const Json* connections = r.raw("connections"); connections && !connections->is_null()) {
+    ObjectReader cr(*connections, r.pointer("connections"), d);
+    if (cr.ok()) {
+      ConnectionSpec spec;
+      if (auto v = cr.integer("perHost", 0, 100'000)) spec.per_host = static_cast<int>(*v);
+      if (auto v = cr.number("setup", 0, 100)) spec.setup_rtts = *v;
+      if (auto v = cr.boolean("keepAlive")) spec.keep_alive = *v;
+      if (auto v = cr.seconds("cost")) spec.cost = *v;
+      if (spec.cost > std::chrono::seconds(10)) d.add(cr.pointer("cost"), "must be at most 10 s");
+      cr.finish();
+      c.connections = spec;
+    }
+  }
   c.own = read_strategy_settings(r);
   r.finish();
   return c;

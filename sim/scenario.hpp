@@ -74,6 +74,9 @@ struct ClientSpec {
   /// Each registered strategy's own settings (`client.<name>`), read with their defaults.
   StrategySettingsMap own;
   Duration timeout = std::chrono::seconds(30);
+  /// `connections`: how its transport holds connections in the simulator (absent: none to speak
+  /// of, as before); the live world's transport is real.
+  std::optional<ConnectionSpec> connections;
 };
 
 /// A population: `count` clients alike, each with its own engine and identity.

@@ -23,7 +23,7 @@ Workload::Workload(World& world, const Scenario& scenario,
     const Population& population = scenario.populations[identity.population];
     const ClientSpec& spec = population.client;
     const StrategyInfo& info = *find_strategy(strategy.value_or(spec.strategy));  // validated
-    Transport& link = world.transport(identity, spec.timeout);
+    Transport& link = world.transport(identity, spec.timeout, spec.connections);
     Transport& port = recorder.add_client(link);
     // The limits the checker holds this client to (one copy per population and strategy).
     auto [limits, fresh] = checked_limits_.try_emplace(identity.population);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -24,8 +25,10 @@ class World {
   virtual Clock& clock() = 0;
   /// The transport of one client (the world keeps it for the run): its attempts reach the
   /// servers as from `client` (its address and identity headers), each waiting at most `timeout`
-  /// for its answer's headers (zero: no timeout).
-  virtual Transport& transport(const ClientIdentity& client, Duration timeout) = 0;
+  /// for its answer's headers (zero: no timeout), with the client's `connections` where the
+  /// world models them.
+  virtual Transport& transport(const ClientIdentity& client, Duration timeout,
+                               const std::optional<ConnectionSpec>& connections) = 0;
   /// Events known before the run: `run(i)` at `at[i]`, as if each were scheduled on clock() in
   /// turn. A world may keep them apart from its timers (the simulator does: a crowd's first
   /// requests would crowd its heap); by default each is scheduled.
