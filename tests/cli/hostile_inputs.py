@@ -248,11 +248,18 @@ def main():
 
     # 11. One memory budget, checked at load (issue 51, class 2).
     crowd = {"name": "c", "count": 100000}
+    # (A header line past 8 KiB is refused before the budget, as the live servers would refuse it:
+    # these stay just within that and pass the budget by their number.)
+    for header in ({"X-Pad": "x" * 65536}, {"X-Id": "{i}" * 20000}):
+        document = scenario(clients=[dict(crowd, headers=header)],
+                            queries=[{"name": "q", "client": "c", "requests": [{"host": "a.test"}]}])
+        case("a header past 8 KiB for 100,000 clients", ["validate", write("header.json", document)],
+             says=["header.json", "/clients/0/headers/"])
     for name, clients in (
-            ("a 64 KiB header for 100,000 clients",
-             [dict(crowd, headers={"X-Pad": "x" * 65536})]),
-            ("{i} 20,000 times for 100,000 clients",
-             [dict(crowd, headers={"X-Id": "{i}" * 20000})]),
+            ("an 8,000-byte header for 100,000 clients",
+             [dict(crowd, headers={"X-Pad": "x" * 8000})]),
+            ("{i} 350 times for 100,000 clients",
+             [dict(crowd, headers={"X-Id": "{i}" * 350})]),
             ("30 populations of 100,000 clients",
              [dict(crowd, name=f"p{k}") for k in range(30)])):
         document = scenario(clients=clients, queries=[{"name": "q", "client": clients[0]["name"],
