@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "sim/json_input.hpp"
+#include "input/json_input.hpp"
 
 namespace pacing::bench {
 

@@ -8,11 +8,11 @@
 #include <thread>
 
 #include "cli/common.hpp"
-#include "sim/experiments/leaderboard.hpp"
-#include "sim/experiments/progress.hpp"
-#include "sim/experiments/sweep_definition.hpp"
-#include "sim/files.hpp"
-#include "sim/strategies/registry.hpp"
+#include "experiments/leaderboard.hpp"
+#include "experiments/progress.hpp"
+#include "experiments/sweep_definition.hpp"
+#include "input/files.hpp"
+#include "strategies/registry.hpp"
 
 #ifdef PACING_HAVE_PLOT
 #include "gui/plot.hpp"

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
-#include "sim/memory_budget.hpp"
+#include "scenario/memory_budget.hpp"
 
 int main(int argc, char** argv) {
   using namespace pacing::cli;

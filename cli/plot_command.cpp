@@ -9,9 +9,9 @@
 
 #include "cli/common.hpp"
 #include "gui/plot.hpp"
-#include "gui/results_db_file.hpp"
-#include "gui/run_data.hpp"
-#include "sim/files.hpp"
+#include "input/files.hpp"
+#include "results/results_db_file.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::cli {
 

@@ -9,10 +9,10 @@
 
 #include "cli/common.hpp"
 #include "cli/table.hpp"
+#include "experiments/parallel.hpp"
+#include "input/files.hpp"
 #include "live/live_run.hpp"
-#include "sim/experiments/parallel.hpp"
-#include "sim/files.hpp"
-#include "sim/results_db.hpp"
+#include "results/results_db.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::cli {

@@ -7,13 +7,13 @@
 #include <thread>
 
 #include "cli/common.hpp"
-#include "sim/experiments/executor.hpp"
-#include "sim/experiments/progress.hpp"
-#include "sim/experiments/report.hpp"
-#include "sim/experiments/sweep_files.hpp"
-#include "sim/experiments/sweep_plan.hpp"
-#include "sim/files.hpp"
-#include "sim/results_db.hpp"
+#include "experiments/executor.hpp"
+#include "experiments/progress.hpp"
+#include "experiments/report.hpp"
+#include "experiments/sweep_files.hpp"
+#include "experiments/sweep_plan.hpp"
+#include "input/files.hpp"
+#include "results/results_db.hpp"
 #include "sim/runner.hpp"
 
 #ifdef PACING_HAVE_PLOT

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/json_input.hpp"
+#include "input/json_input.hpp"
 
 namespace pacing::sim {
 

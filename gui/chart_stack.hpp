@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include "gui/attempt_detail.hpp"
 #include "gui/chart_legend.hpp"
 #include "gui/charts.hpp"
 #include "gui/lines.hpp"
 #include "gui/reduce.hpp"
-#include "gui/run_data.hpp"
+#include "results/attempt_detail.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "gui/attempt_detail.hpp"
+#include "results/attempt_detail.hpp"
 
 namespace pacing::gui {
 

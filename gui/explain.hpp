@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

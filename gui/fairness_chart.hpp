@@ -7,7 +7,7 @@
 #include <QtCharts/QChartView>
 #include <vector>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

@@ -12,7 +12,7 @@
 
 #include "gui/chart_stack.hpp"
 #include "gui/fairness_chart.hpp"
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gui/leaderboard_chart.hpp"
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

@@ -18,8 +18,8 @@
 #include "mockservers/connections.hpp"
 #include "mockservers/request_reader.hpp"
 #include "mockservers/worker_pool.hpp"
-#include "sim/scenario.hpp"
-#include "sim/server_host.hpp"
+#include "models/server_host.hpp"
+#include "scenario/scenario.hpp"
 
 namespace httplib {
 class Server;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/json_input.hpp"
-#include "sim/memory_budget.hpp"
+#include "input/json_input.hpp"
+#include "scenario/memory_budget.hpp"
 
 namespace pacing::sim {
 

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "core/transport.hpp"
-#include "sim/address_cache.hpp"
-#include "sim/attempt_book.hpp"
+#include "models/server_host.hpp"
+#include "models/slot_pool.hpp"
+#include "results/address_cache.hpp"
+#include "results/attempt_book.hpp"
 #include "sim/scheduler.hpp"
-#include "sim/server_host.hpp"
-#include "sim/slot_pool.hpp"
 #include "sim/world.hpp"
 
 namespace pacing::sim {

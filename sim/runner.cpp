@@ -5,14 +5,14 @@
 #include <functional>
 #include <set>
 
-#include "sim/experiments/csv.hpp"  // format_number: a bound as a person wrote it (5, not 5.0)
-#include "sim/invariants.hpp"
-#include "sim/models/registry.hpp"
+#include "checks/invariants.hpp"
+#include "input/csv.hpp"  // format_number: a bound as a person wrote it (5, not 5.0)
+#include "models/registry.hpp"
+#include "models/server_host.hpp"
+#include "results/recorder.hpp"
+#include "results/request_book.hpp"
 #include "sim/network.hpp"
-#include "sim/recorder.hpp"
-#include "sim/request_book.hpp"
 #include "sim/scheduler.hpp"
-#include "sim/server_host.hpp"
 #include "sim/workload.hpp"
 
 namespace pacing::sim {
@@ -134,6 +134,18 @@ std::vector<std::string> failed_expectations(const Scenario& scenario, const Jso
                        ", expected <= " + experiments::format_number(*x.max));
   }
   return failed;
+}
+
+RunOutcome run_and_record(const Scenario& scenario, RunOptions options, ResultsDb* db,
+                          const DbRun& row) {
+  AttemptTable attempts;
+  if (db) {
+    options.series = true;  // the database holds the series
+    options.attempts = &attempts;
+  }
+  RunOutcome outcome = run_scenario(scenario, options);
+  if (db) db->add_run(row, outcome.result, attempts);
+  return outcome;
 }
 
 }  // namespace pacing::sim

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/attempt_log.hpp"
-#include "sim/json_input.hpp"
-#include "sim/scenario.hpp"
+#include "input/json_input.hpp"
+#include "results/attempt_log.hpp"
+#include "results/results_db.hpp"
+#include "scenario/scenario.hpp"
 #include "sim/world.hpp"
 
 namespace pacing::sim {
@@ -51,5 +52,10 @@ std::string strategy_for(const Scenario& scenario, const RunOptions& options);
 
 /// The expectations of the scenario that `result` breaks, as readable lines.
 std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result);
+
+/// Runs `scenario` as run_scenario does and, when `db` is given, with series and attempts on,
+/// writes the run to it as `row`: what `sweep` and `leaderboard` do with each of their runs.
+RunOutcome run_and_record(const Scenario& scenario, RunOptions options, ResultsDb* db,
+                          const DbRun& row);
 
 }  // namespace pacing::sim

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/strategies/registry.hpp"
+#include "strategies/registry.hpp"
 
 namespace pacing::sim {
 

@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "checks/invariants.hpp"
 #include "core/sequential_id_map.hpp"
 #include "core/url.hpp"
-#include "sim/invariants.hpp"
+#include "results/recorder.hpp"
+#include "scenario/populations.hpp"
+#include "scenario/scenario.hpp"
 #include "sim/memory_guard.hpp"
 #include "sim/network.hpp"
-#include "sim/populations.hpp"
-#include "sim/recorder.hpp"
-#include "sim/scenario.hpp"
-#include "sim/strategies/registry.hpp"
-#include "sim/strategies/strategy.hpp"
 #include "sim/world.hpp"
+#include "strategies/registry.hpp"
+#include "strategies/strategy.hpp"
 
 namespace pacing::sim {
 

@@ -10,7 +10,7 @@
 
 #include "core/clock.hpp"
 #include "core/transport.hpp"
-#include "sim/populations.hpp"
+#include "scenario/populations.hpp"
 
 namespace pacing::sim {
 

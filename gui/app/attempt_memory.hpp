@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "gui/attempt_detail.hpp"
-#include "sim/attempt_log.hpp"
+#include "results/attempt_detail.hpp"
+#include "results/attempt_log.hpp"
 
 namespace pacing::gui {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gui/lines.hpp"
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 class QLineEdit;
 class QListWidget;

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "gui/app/main_window.hpp"
-#include "sim/files.hpp"
+#include "input/files.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include "gui/app/teach_panel.hpp"
 #include "gui/chart_stack.hpp"
 #include "gui/csv_export.hpp"
-#include "gui/results_db_file.hpp"
-#include "sim/files.hpp"
+#include "input/files.hpp"
+#include "results/results_db_file.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::gui {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "gui/results_db_file.hpp"
-#include "gui/run_data.hpp"
+#include "results/results_db_file.hpp"
+#include "results/run_data.hpp"
 
 class QTabWidget;
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gui/results_db_file.hpp"
+#include "results/results_db_file.hpp"
 
 class QLineEdit;
 class QListWidget;

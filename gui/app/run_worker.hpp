@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 class QThread;
 

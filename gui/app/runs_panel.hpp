@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 class QListWidget;
 

@@ -15,8 +15,8 @@
 #include <fstream>
 
 #include "gui/app/settings_form.hpp"
-#include "sim/files.hpp"
-#include "sim/strategies/registry.hpp"
+#include "input/files.hpp"
+#include "strategies/registry.hpp"
 
 namespace pacing::gui {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 class QComboBox;
 class QLabel;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/settings.hpp"
-#include "sim/scenario.hpp"
-#include "sim/strategies/comunica.hpp"
+#include "scenario/scenario.hpp"
+#include "strategies/comunica.hpp"
 
 namespace pacing::gui {
 

@@ -23,7 +23,7 @@ class SettingsForm : public QWidget {
   /// Shows a scenario's client object; fields it leaves out show the lab's defaults.
   void set_client(const nlohmann::json& client);
   /// The client object as the form shows it (every field written out), for the scenario's
-  /// "client" (see sim/scenario.cpp, read_client).
+  /// "client" (see scenario/scenario.cpp, read_client).
   nlohmann::json client() const;
 
  private:

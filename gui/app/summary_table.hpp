@@ -4,7 +4,7 @@
 #include <QTableWidget>
 #include <vector>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 namespace pacing::gui {
 

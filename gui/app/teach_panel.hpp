@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gui/explain.hpp"
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 class QDoubleSpinBox;
 class QLabel;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/ratelimit_hints.hpp"
-#include "sim/models/ratelimit_headers.hpp"
+#include "models/ratelimit_headers.hpp"
 #include "tests/core/harness.hpp"
 
 namespace pacing::testing {
@@ -142,7 +142,8 @@ TEST(RateLimitPacingHint, TakesTheLongestIntervalOfSeveralLimits) {
 }
 
 TEST(RateLimitPacingHint, UsesThePolicyWindowWhenRateLimitHasNoReset) {
-  EXPECT_EQ(pacing_hint(fields(R"("p";q=10;w=60)", R"("p";r=4)")), (PacingHint{"p", 4, 60s, 15s, 6s}));
+  EXPECT_EQ(pacing_hint(fields(R"("p";q=10;w=60)", R"("p";r=4)")),
+            (PacingHint{"p", 4, 60s, 15s, 6s}));
   // Neither `t` nor a window: nothing to spread the quota over.
   EXPECT_EQ(pacing_hint(fields(R"("p";q=10)", R"("p";r=4)")), std::nullopt);
   EXPECT_EQ(pacing_hint(fields("", R"("p";r=4)")), std::nullopt);

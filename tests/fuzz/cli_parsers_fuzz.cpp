@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/experiments/grid.hpp"
-#include "sim/experiments/objective.hpp"
-#include "sim/experiments/sweep_definition.hpp"
-#include "sim/scenario.hpp"
+#include "experiments/grid.hpp"
+#include "experiments/objective.hpp"
+#include "experiments/sweep_definition.hpp"
+#include "scenario/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pacing;

@@ -16,7 +16,7 @@
 
 #include "mockservers/mock_servers.hpp"
 #include "mockservers/request_framing.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sim/files.hpp"
-#include "sim/models/policy_format.hpp"
+#include "input/files.hpp"
+#include "models/policy_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pacing::sim;

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "gui/run_data.hpp"
-#include "sim/files.hpp"
+#include "input/files.hpp"
+#include "results/run_data.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pacing;

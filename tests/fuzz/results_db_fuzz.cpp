@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "gui/results_db_file.hpp"
+#include "results/results_db_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pacing::gui;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sim/files.hpp"
+#include "input/files.hpp"
 #include "sim/runner.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 

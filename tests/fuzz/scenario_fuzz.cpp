@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sim/files.hpp"
-#include "sim/scenario.hpp"
+#include "input/files.hpp"
+#include "scenario/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pacing::sim;

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "sim/experiments/run_records.hpp"
-#include "sim/experiments/sweep_definition.hpp"
-#include "sim/files.hpp"
+#include "experiments/run_records.hpp"
+#include "experiments/sweep_definition.hpp"
+#include "input/files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pacing;

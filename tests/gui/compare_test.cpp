@@ -17,7 +17,7 @@
 #include "gui/app/settings_form.hpp"
 #include "gui/app/summary_table.hpp"
 #include "gui/chart_stack.hpp"
-#include "sim/strategies/backoff.hpp"
+#include "strategies/backoff.hpp"
 #include "tests/gui/helpers.hpp"
 
 namespace pacing::gui::test {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::gui::test {

@@ -1,7 +1,7 @@
 // Runs read back from a results database (--db): the same charts as their result.json, and, in a
 // window finer than the stored series, the in-flight counts and refusals of the attempts.
 
-#include "sim/results_db.hpp"
+#include "results/results_db.hpp"
 
 #include <sqlite3.h>
 
@@ -21,7 +21,7 @@
 #include "gui/app/scenario_panel.hpp"
 #include "gui/chart_stack.hpp"
 #include "gui/csv_export.hpp"
-#include "gui/results_db_file.hpp"
+#include "results/results_db_file.hpp"
 #include "tests/gui/helpers.hpp"
 
 namespace pacing::gui::test {

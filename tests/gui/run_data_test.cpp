@@ -1,6 +1,6 @@
 // The data behind the charts: reading result.json, step values, reduction, sums, CSV.
 
-#include "gui/run_data.hpp"
+#include "results/run_data.hpp"
 
 #include <QTest>
 #include <sstream>

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "scenario/scenario.hpp"
 #include "sim/runner.hpp"
-#include "sim/scenario.hpp"
-#include "sim/strategies/backoff.hpp"
+#include "strategies/backoff.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "sim/models/registry.hpp"
+#include "models/registry.hpp"
 
 namespace pacing::sim::testing {
 

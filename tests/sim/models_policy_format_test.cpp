@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/models/policy_format.hpp"
-#include "sim/models/registry.hpp"
+#include "models/policy_format.hpp"
+#include "models/registry.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <string>
 
-#include "sim/models/ratelimit_headers.hpp"
-#include "sim/models/registry.hpp"
+#include "models/ratelimit_headers.hpp"
+#include "models/registry.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "sim/models/policy_limits.hpp"
+#include "models/policy_limits.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "sim/models/policy_model.hpp"
-#include "sim/models/registry.hpp"
+#include "models/policy_model.hpp"
+#include "models/registry.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "sim/models/dbpedia.hpp"
-#include "sim/models/qlever.hpp"
-#include "sim/models/registry.hpp"
+#include "models/dbpedia.hpp"
+#include "models/qlever.hpp"
+#include "models/registry.hpp"
 #include "tests/sim/model_fixture.hpp"
 
 namespace pacing::sim {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/models/registry.hpp"
+#include "models/registry.hpp"
 #include "tests/sim/model_fixture.hpp"
 
 namespace pacing::sim {

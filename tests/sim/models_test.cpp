@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/models/kgf.hpp"
-#include "sim/models/occ.hpp"
-#include "sim/models/registry.hpp"
+#include "models/kgf.hpp"
+#include "models/occ.hpp"
+#include "models/registry.hpp"
 #include "tests/sim/model_fixture.hpp"
 
 namespace pacing::sim {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/json_input.hpp"
-#include "sim/random.hpp"
+#include "input/json_input.hpp"
+#include "models/random.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/attempt_book.hpp"
-#include "sim/models/registry.hpp"
+#include "models/registry.hpp"
+#include "models/server_host.hpp"
+#include "results/attempt_book.hpp"
+#include "results/recorder.hpp"
 #include "sim/network.hpp"
-#include "sim/recorder.hpp"
 #include "sim/scheduler.hpp"
-#include "sim/server_host.hpp"
 
 namespace pacing::sim {
 namespace {

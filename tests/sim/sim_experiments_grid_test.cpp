@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/experiments/grid.hpp"
+#include "experiments/grid.hpp"
 
 namespace pacing::experiments {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/experiments/leaderboard.hpp"
+#include "experiments/leaderboard.hpp"
 #include "tests/trace_lines.hpp"
 
 namespace pacing::experiments {

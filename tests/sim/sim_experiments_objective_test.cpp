@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/experiments/metrics.hpp"
-#include "sim/experiments/objective.hpp"
-#include "sim/json_input.hpp"
+#include "experiments/metrics.hpp"
+#include "experiments/objective.hpp"
+#include "input/json_input.hpp"
 
 namespace pacing::experiments {
 namespace {

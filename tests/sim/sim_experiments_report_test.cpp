@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/experiments/aggregate.hpp"
-#include "sim/experiments/report.hpp"
+#include "experiments/aggregate.hpp"
+#include "experiments/report.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::experiments {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/experiments/statistics.hpp"
+#include "experiments/statistics.hpp"
 
 namespace pacing::experiments {
 namespace {

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/experiments/csv.hpp"
-#include "sim/experiments/executor.hpp"
-#include "sim/experiments/metrics.hpp"
-#include "sim/experiments/sweep_files.hpp"
-#include "sim/experiments/sweep_plan.hpp"
+#include "experiments/executor.hpp"
+#include "experiments/metrics.hpp"
+#include "experiments/sweep_files.hpp"
+#include "experiments/sweep_plan.hpp"
+#include "input/csv.hpp"
 
 namespace pacing::experiments {
 namespace {

@@ -1,4 +1,4 @@
-// The lab's own draws (sim/random.hpp): pinned, so a standard library or a refactoring that
+// The lab's own draws (models/random.hpp): pinned, so a standard library or a refactoring that
 // changes them shows here before it changes every scenario's results.
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <limits>
 #include <numbers>
 
-#include "sim/random.hpp"
+#include "models/random.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sim/recorder.hpp"
+#include "results/recorder.hpp"
 #include "sim/scheduler.hpp"
 
 namespace pacing::sim {

@@ -4,9 +4,9 @@
 
 #include <sstream>
 
-#include "sim/invariants.hpp"
-#include "sim/recorder.hpp"
-#include "sim/request_book.hpp"
+#include "checks/invariants.hpp"
+#include "results/recorder.hpp"
+#include "results/request_book.hpp"
 #include "sim/runner.hpp"
 #include "sim/scheduler.hpp"
 #include "tests/trace_lines.hpp"

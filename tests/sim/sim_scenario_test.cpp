@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace pacing::sim {
 namespace {
@@ -52,7 +52,8 @@ TEST(ScenarioLoading, HostKeysAreCanonical) {
   Json doc = minimal();
   doc["servers"] = {{"A.Org:443", {{"model", "sequence"}, {"responses", {{{"status", 200}}}}}}};
   doc["queries"][0]["requests"][0]["host"] = "a.org";
-  doc["queries"][0]["context"] = {{"hostLimits", {{"A.ORG", {{"inFlight", 1}}}, {"*.Org", {{"inFlight", 3}}}}}};
+  doc["queries"][0]["context"] = {
+      {"hostLimits", {{"A.ORG", {{"inFlight", 1}}}, {"*.Org", {{"inFlight", 3}}}}}};
   Scenario s = parse_scenario(doc, "s.json");
   EXPECT_TRUE(s.servers.contains("a.org"));
   EXPECT_EQ(s.queries[0].requests[0].host, "a.org");
@@ -70,13 +71,15 @@ TEST(ScenarioLoading, HostKeysAreCanonical) {
 TEST(ScenarioLoading, UnknownFieldNamedByPointer) {
   Json doc = minimal();
   doc["queries"][0]["requests"][0]["cuont"] = 3;
-  EXPECT_NE(defects_of(doc).find("s.json: /queries/0/requests/0/cuont: unknown field"), std::string::npos);
+  EXPECT_NE(defects_of(doc).find("s.json: /queries/0/requests/0/cuont: unknown field"),
+            std::string::npos);
 }
 
 TEST(ScenarioLoading, WrongTypeNamedByPointer) {
   Json doc = minimal();
   doc["client"] = {{"inFlight", "eight"}};
-  EXPECT_NE(defects_of(doc).find("s.json: /client/inFlight: must be an integer"), std::string::npos);
+  EXPECT_NE(defects_of(doc).find("s.json: /client/inFlight: must be an integer"),
+            std::string::npos);
 }
 
 TEST(ScenarioLoading, UnknownModelNamedByPointer) {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "models/slot_pool.hpp"
 #include "sim/scheduler.hpp"
-#include "sim/slot_pool.hpp"
 
 namespace pacing::sim {
 namespace {

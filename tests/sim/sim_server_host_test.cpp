@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/models/registry.hpp"
+#include "models/registry.hpp"
+#include "models/server_host.hpp"
 #include "sim/scheduler.hpp"
-#include "sim/server_host.hpp"
 
 namespace pacing::sim {
 namespace {

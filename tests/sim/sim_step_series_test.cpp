@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "sim/step_series.hpp"
+#include "results/step_series.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -11,8 +11,9 @@
 #include <set>
 #include <sstream>
 
-#include "sim/random.hpp"
+#include "models/random.hpp"
 #include "sim/runner.hpp"
+#include "strategies/streams.hpp"
 #include "tests/trace_lines.hpp"
 
 namespace pacing::sim {

@@ -1,4 +1,4 @@
-// Client-side limiters (sim/strategies/client_limiter.hpp): Netflix concurrency-limits' AIMDLimit
+// Client-side limiters (strategies/client_limiter.hpp): Netflix concurrency-limits' AIMDLimit
 // (`aimd`) and the SRE book's client-side throttling (`sre-throttle`), each rule with exact
 // figures, and each strategy through the registry with exact instants.
 
@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "core/split_mix.hpp"
-#include "sim/random.hpp"
-#include "sim/strategies/aws_adaptive.hpp"
-#include "sim/strategies/client_limiter.hpp"
+#include "strategies/aws_adaptive.hpp"
+#include "strategies/client_limiter.hpp"
+#include "strategies/streams.hpp"
 #include "tests/sim/strategy_fixture.hpp"
 
 namespace pacing::testing {

@@ -1,5 +1,5 @@
 // The baseline strategies on the virtual clock: Comunica's actors as they are, and no pacing.
-// Every expected instant below follows from the rules quoted in sim/strategies/comunica.cpp.
+// Every expected instant below follows from the rules quoted in strategies/comunica.cpp.
 
 #include <map>
 #include <memory>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/strategies/comunica.hpp"
-#include "sim/strategies/unpaced.hpp"
+#include "strategies/comunica.hpp"
+#include "strategies/unpaced.hpp"
 #include "tests/sim/strategy_fixture.hpp"
 
 namespace pacing::testing {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/strategies/client_limiter.hpp"
+#include "strategies/client_limiter.hpp"
 
 namespace pacing::sim {
 namespace {

@@ -1,15 +1,15 @@
 // The registry and the strategies it adds beside the core and the baselines: `fixed` (the
 // core's caps and spacing, nothing learned) and `backoff` (capped exponential backoff with the
 // AWS Architecture Blog's jitter variants). Every expected instant follows from the formulas in
-// sim/strategies/backoff.hpp and the fixed rules in sim/strategies/registry.cpp.
+// strategies/backoff.hpp and the fixed rules in strategies/registry.cpp.
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/split_mix.hpp"
-#include "sim/strategies/backoff.hpp"
-#include "sim/strategies/registry.hpp"
+#include "strategies/backoff.hpp"
+#include "strategies/registry.hpp"
 #include "tests/sim/strategy_fixture.hpp"
 
 namespace pacing::testing {

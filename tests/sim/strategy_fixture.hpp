@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/strategies/backoff.hpp"
-#include "sim/strategies/registry.hpp"
-#include "sim/strategies/strategy.hpp"
+#include "strategies/backoff.hpp"
+#include "strategies/registry.hpp"
+#include "strategies/strategy.hpp"
 #include "tests/core/harness.hpp"
 
 namespace pacing::testing {
