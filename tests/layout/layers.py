@@ -14,7 +14,8 @@ import re
 import sys
 
 # From the bottom up: each folder may use those before it.
-ORDER = ["core", "input", "asio", "models", "strategies", "scenario", "results", "checks", "sim",
+ORDER = ["core", "input", "asio", "models", "strategies", "scenario", "results", "observations",
+         "checks", "sim",
          "experiments", "mockservers", "live", "gui", "cli"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
