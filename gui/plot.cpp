@@ -1,6 +1,8 @@
 #include "gui/plot.hpp"
 
 #include <QApplication>
+#include <QBuffer>
+#include <QByteArray>
 #include <QDir>
 #include <QImage>
 #include <QLayout>
@@ -23,19 +25,9 @@ bool fail(std::string* error, const std::string& message) {
   return false;
 }
 
-/// Writes `image` to `png_path`, all or nothing.
-bool save_image(const QImage& image, const std::string& png_path, std::string* error) {
-  QSaveFile file(QString::fromStdString(png_path));  // all or nothing: no half-written file
-  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
-    return fail(error,
-                png_path + ": cannot write the picture (" + file.errorString().toStdString() + ")");
-  }
-  return true;
-}
-
 /// Writes `widget`'s picture to `png_path`, all or nothing.
 bool save_png(QWidget& widget, const std::string& png_path, std::string* error) {
-  return save_image(widget.grab().toImage(), png_path, error);
+  return write_png(widget.grab().toImage(), png_path, error);
 }
 
 /// Renders the time charts with the running QApplication.
@@ -128,6 +120,22 @@ bool with_application(const std::function<bool()>& draw, std::string* error) {
 
 }  // namespace
 
+// The PNG is made in memory first: libpng, told of a write error (a full disk), unwinds past
+// Qt's buffers, and the error names no cause.
+bool write_png(const QImage& image, const std::string& png_path, std::string* error) {
+  QByteArray png;
+  QBuffer buffer(&png);
+  if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
+    return fail(error, png_path + ": cannot encode the picture as PNG");
+  }
+  QSaveFile file(QString::fromStdString(png_path));  // all or nothing: no half-written file
+  if (!file.open(QIODevice::WriteOnly) || file.write(png) != png.size() || !file.commit()) {
+    return fail(error,
+                png_path + ": cannot write the picture (" + file.errorString().toStdString() + ")");
+  }
+  return true;
+}
+
 bool render_charts_png(const std::vector<nlohmann::json>& results, const std::string& png_path,
                        std::string* error) {
   return render_charts_png(results, png_path, PlotSize{}, {}, error);
@@ -181,7 +189,7 @@ bool render_fairness_runs_png(std::vector<RunData> runs, const std::string& png_
 
 bool render_leaderboard_png(const LeaderboardMap& map, const std::string& png_path,
                             std::string* error) {
-  return with_application([&] { return save_image(paint_leaderboard(map), png_path, error); },
+  return with_application([&] { return write_png(paint_leaderboard(map), png_path, error); },
                           error);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Headless rendering of the lab's charts: what `pacing-lab plot` and reports call.
 
+#include <QImage>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -11,6 +12,9 @@
 #include "results/run_data.hpp"
 
 namespace pacing::gui {
+
+/// Writes `image` to `png_path` as PNG, all or nothing. Returns false with a message on failure.
+bool write_png(const QImage& image, const std::string& png_path, std::string* error);
 
 /// Renders the charts of one or more results (overlaid) to a PNG, headless. Returns false with a
 /// message on failure (and writes nothing then).

@@ -114,7 +114,9 @@ case "${1:-}" in
     echo "== the fuzz targets, built by clang with libFuzzer, each run for ${FUZZ_SECONDS:-10} s"
     fuzz_all "${FUZZ_SECONDS:-10}"
     echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
-    build build-asan -DCMAKE_BUILD_TYPE=Debug -DPACING_WERROR=ON -DPACING_SANITIZE=ON -DPACING_BENCH=OFF
+    # -O1: the sanitizers' checks are all there, and the suite runs several times faster than at -O0.
+    build build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DPACING_WERROR=ON \
+      -DPACING_SANITIZE=ON -DPACING_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j"$JOBS"
     ;;

@@ -23,6 +23,7 @@
 #include "gui/app/teach_panel.hpp"
 #include "gui/chart_stack.hpp"
 #include "gui/csv_export.hpp"
+#include "gui/plot.hpp"
 #include "input/files.hpp"
 #include "results/results_db_file.hpp"
 #include "sim/runner.hpp"
@@ -284,10 +285,9 @@ void MainWindow::add_run(RunData run) {
 bool MainWindow::export_png(const QString& path, QString* error) {
   ChartStack* stack = charts_->charts();
   stack->align_plot_areas();
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || !stack->grab().toImage().save(&file, "PNG") ||
-      !file.commit()) {
-    if (error) *error = path + ": cannot write (" + file.errorString() + ")";
+  std::string message;
+  if (!write_png(stack->grab().toImage(), path.toStdString(), &message)) {
+    if (error) *error = QString::fromStdString(message);
     return false;
   }
   return true;

@@ -283,7 +283,7 @@ def main():
                              queries=[{"name": "q", "requests": [{"host": "a.test", "count": 2000,
                                                                   "every": 0.01}]}])
     case("16,000 rate limiters", ["run", write("many-limiters.json", many_limiters)], code=0,
-         timeout=30)
+         timeout=30 * SCALE)
     case("--memory-budget raises the budget", ["validate", write("body.json", body),
                                                 "--memory-budget", "8192"], code=0)
 
