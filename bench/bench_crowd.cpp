@@ -23,6 +23,7 @@
 
 #include "core/engine.hpp"
 #include "core/url.hpp"
+#include "sim/huge_pages.hpp"
 #include "sim/runner.hpp"
 #include "sim/scheduler.hpp"
 
@@ -169,6 +170,7 @@ EngineBytes engine_bytes() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pacing::sim::use_huge_pages();
   if (argc > 1 && std::strcmp(argv[1], "--engine-bytes") == 0) {
     const EngineBytes b = engine_bytes();
     if (argc > 2 && std::strcmp(argv[2], "--json") == 0) {

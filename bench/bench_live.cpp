@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "live/live_run.hpp"
+#include "sim/huge_pages.hpp"
 
 int main(int argc, char** argv) {
+  pacing::sim::use_huge_pages();
   using pacing::sim::Json;
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
   constexpr int kRequests = 200;

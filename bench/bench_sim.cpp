@@ -14,6 +14,7 @@
 //   bench_sim --write F             writes the scenario to F (for `pacing-lab run F`)
 //   bench_sim --small               100 hosts x 200 requests, (1) only (instruction counts,
 //                                   callgrind)
+//   bench_sim --layout              where the records a request touches lie in cache lines
 //
 // Figures 1-4 are measured N times (3 unless --repeat), each time in a process of its own forked
 // before any run, so that every repetition starts as `pacing-lab run` does (no heap or page left
@@ -41,6 +42,8 @@
 
 #include "bench/big_scenario.hpp"
 #include "bench/core_workloads.hpp"
+#include "bench/layouts.hpp"
+#include "sim/huge_pages.hpp"
 #include "sim/runner.hpp"
 
 // Counts every allocation of the process (this benchmark's own instrumentation: the only way to
@@ -261,6 +264,11 @@ std::string disagreement(const std::vector<Repetition>& reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pacing::sim::use_huge_pages();
+  if (argc > 1 && std::strcmp(argv[1], "--layout") == 0) {
+    pacing::bench::print_layouts();
+    return 0;
+  }
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
   const bool small = argc > 1 && std::strcmp(argv[1], "--small") == 0;
   int repeat = 3;

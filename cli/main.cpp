@@ -4,8 +4,10 @@
 
 #include "cli/common.hpp"
 #include "scenario/memory_budget.hpp"
+#include "sim/huge_pages.hpp"
 
 int main(int argc, char** argv) {
+  pacing::sim::use_huge_pages();
   using namespace pacing::cli;
   CLI::App app{"pacing-lab: a simulator and test lab for HTTP request pacing"};
   app.set_version_flag("--version", std::string("pacing-lab ") + PACING_LAB_VERSION);

@@ -138,9 +138,10 @@ void Engine::invalidate(std::string_view url) {
   if (!parts) return;
   auto it = s.entities.find(parts->authority);
   if (it == s.entities.end()) return;
-  HostState& host = it->second;
+  EntityRecord& host = it->second;
   s.apply(host, s.learner.forget(host));
-  for (HostState* group : s.groups) s.apply(*group, s.learner.forget_host_in_group(*group, host));
+  for (EntityRecord* group : s.groups)
+    s.apply(*group, s.learner.forget_host_in_group(*group, host));
   s.pump();
 }
 

@@ -13,9 +13,9 @@ using namespace detail;
 
 void Engine::Impl::teach(Queue& q, OpenRequest& p, bool refusal,
                          std::optional<Duration> retry_after, Instant now) {
-  const HostState& host = *q.constraints.front().entity;
+  const EntityRecord& host = *q.constraints.front().entity;
   for (std::size_t i = 0; i < q.constraints.size(); ++i) {
-    HostState& e = *q.constraints[i].entity;
+    EntityRecord& e = *q.constraints[i].entity;
     apply(e, learner.learn(
                  e, host,
                  detail::Answer{refusal, retry_after, p.context->retry_delay_limit, p.epoch_of(i)},
@@ -23,7 +23,7 @@ void Engine::Impl::teach(Queue& q, OpenRequest& p, bool refusal,
   }
 }
 
-void Engine::Impl::apply(const HostState& e, detail::Change change) {
+void Engine::Impl::apply(const EntityRecord& e, detail::Change change) {
   if (change.any) notify(e);
   if (change.shorter) retime(e);
 }
@@ -57,7 +57,7 @@ void Engine::Impl::learn_and_release(Queue& q, OpenRequest& p, const Verdict& v,
     if (v.refusal || !v.retryable_status) teach(q, p, v.refusal, v.retry_after, now);
     // The server that sent the hint is the host: its groups are not told.
     if (v.hint) {
-      HostState& host = *q.constraints.front().entity;
+      EntityRecord& host = *q.constraints.front().entity;
       apply(host, learner.follow_hint(host, *v.hint, now));
     }
   };

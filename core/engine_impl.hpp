@@ -27,7 +27,7 @@ namespace pacing {
 
 struct Engine::Impl {
   // The bookkeeping types (engine_state.hpp), by their short names.
-  using HostState = detail::HostState;
+  using EntityRecord = detail::EntityRecord;
   using RateSlot = detail::RateSlot;
   using Gate = detail::Gate;
   using Constraint = detail::Constraint;
@@ -67,8 +67,8 @@ struct Engine::Impl {
   /// the engine abandoned (Transport's contract), so an answer is for the request's attempt in
   /// flight; a map from attempt to request cost an insertion, two lookups and an erasure.
   detail::RequestTable requests;
-  std::unordered_map<std::string, HostState> entities;  // never erased: pointers stay valid
-  std::vector<HostState*> groups;                       // the group entities among them
+  std::unordered_map<std::string, EntityRecord> entities;  // never erased: pointers stay valid
+  std::vector<EntityRecord*> groups;                       // the group entities among them
   std::unordered_map<std::string, RateSlot> rates;
   std::unordered_map<std::string, Gate> gates;  // the groups' (a host's own is in its queue)
   /// Live queues by key: a view of the queue's own `key` (it lives while the entry does).
@@ -110,7 +110,7 @@ struct Engine::Impl {
   Resolutions resolutions;
   /// resolutions entries by the hash of their key, in one flat array: a lookup reads a slot and
   /// the entry, where the node map walks its bucket's chain and divides by its prime at each node
-  /// (that walk was 14% of bench_core's 10,000 hosts). Checked against the key: of two keys with
+  /// (a hot walk with 10,000 hosts). Checked against the key: of two keys with
   /// one hash, the second is found in `resolutions` alone. Cleared when entries are pruned.
   IdMap<Resolutions::value_type*> resolution_by_hash;
   std::size_t resolutions_kept = 0;  // size after the last pruning of dead contexts
@@ -135,13 +135,13 @@ struct Engine::Impl {
 
   // ---- observation -------------------------------------------------------------------------
 
-  void notify(const HostState& e);
+  void notify(const EntityRecord& e);
   void notify(const Queue& q);
   void notify_all(const Queue& q);
 
   // ---- queues and gates --------------------------------------------------------------------
 
-  HostState& entity(const std::string& key, bool group);
+  EntityRecord& entity(const std::string& key, bool group);
 
   Gate& gate(const std::string& key, std::size_t cap);
 
@@ -157,10 +157,8 @@ struct Engine::Impl {
 
   /// A queue no request holds is released. Building a queue costs several lookups and
   /// allocations, and a host whose requests come one at a time releases and rebuilds its queue
-  /// for each: the last kIdleQueues released are kept, unseen, for reuse. Measured without it
-  /// (2026-12-02): the 1M-request run of bench_sim 5.2-5.3 s instead of 4.5-4.7 s, bench_crowd's
-  /// 1,000 clients 0.46 vs 0.35 s; it costs a crowd memory (10,000 clients: 276 vs 212 MiB,
-  /// about 640 bytes per idle queue).
+  /// for each: the last kIdleQueues released are kept, unseen, for reuse, at about 640 bytes per
+  /// idle queue (its figures: docs/benchmarks.md).
   void retire_queue(Queue& q);
   void release_queue(Queue& q);
   static constexpr std::size_t kIdleQueues = 1024;
@@ -206,7 +204,7 @@ struct Engine::Impl {
   void on_timer();
 
   /// Re-evaluates the queues of `e` waiting for an instant, after `e` shortened their wait.
-  void retime(const HostState& e);
+  void retime(const EntityRecord& e);
 
   // ---- requests ----------------------------------------------------------------------------
 
@@ -243,7 +241,7 @@ struct Engine::Impl {
 
   /// Tells the observer of a change the learner made to `e`, and re-times the queues waiting on
   /// it when a wait got shorter.
-  void apply(const HostState& e, detail::Change change);
+  void apply(const EntityRecord& e, detail::Change change);
 
   /// What an attempt's result says, read once.
   struct Verdict {

@@ -10,7 +10,7 @@ namespace pacing {
 
 using namespace detail;
 
-void Engine::Impl::notify(const HostState& e) {
+void Engine::Impl::notify(const EntityRecord& e) {
   if (!observer) return;
   observer->on_entity(EntityState{e.key, e.group, e.in_flight, e.queued, e.learned, e.paused_until,
                                   e.hint_interval, e.hint_reset, &e.observer_mark});
@@ -29,7 +29,7 @@ void Engine::Impl::notify_all(const Queue& q) {
   notify(q);
 }
 
-HostState& Engine::Impl::entity(const std::string& key, bool group) {
+EntityRecord& Engine::Impl::entity(const std::string& key, bool group) {
   auto [it, fresh] = entities.try_emplace(key, &nodes);
   if (fresh) {
     it->second.key = it->first;
@@ -69,9 +69,7 @@ Constraint Engine::Impl::constraint(const EffectiveLimits::Part& part, bool grou
 std::variant<Queue*, std::string> Engine::Impl::queue_for(
     const UrlParts& url, const std::shared_ptr<const RequestContext>& ctx) {
   // Resolving limits is a pure function of the context and the host: remember it while the
-  // context lives (a query's requests share one context). Measured without it (2026-12-02,
-  // RelWithDebInfo): bench_core 14-30% slower per request (one host 948 vs 782-796 ns), the
-  // 1M-request run of bench_sim 5.7-5.8 s instead of 4.5-4.7 s.
+  // context lives (a query's requests share one context); its figure is in docs/benchmarks.md.
   if (resolutions.size() >= 2 * resolutions_kept + 64) {
     std::erase_if(resolutions, [](const auto& e) { return e.second.context.expired(); });
     resolutions_kept = resolutions.size();
@@ -364,7 +362,7 @@ void Engine::Impl::on_timer() {
   pump();
 }
 
-void Engine::Impl::retime(const HostState& e) {
+void Engine::Impl::retime(const EntityRecord& e) {
   for (Queue* q : e.queues) {
     if (q->placement == Placement::timed) place_ready(*q);
   }

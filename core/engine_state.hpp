@@ -27,10 +27,11 @@ inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max(
 
 struct Queue;
 
-/// A host's (or a group of hosts') state: what the server taught, when it last started a request,
-/// its counts. Shared by all of its queues, since the server sees all of them.
-struct HostState {
-  explicit HostState(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
+/// The engine's record of an entity, a host or a group of hosts (EntityState is its snapshot for
+/// observers): what the server taught, when it last started a request, its counts. Shared by all
+/// of its queues, since the server sees all of them.
+struct EntityRecord {
+  explicit EntityRecord(std::pmr::memory_resource* nodes = std::pmr::get_default_resource())
       : queues(nodes) {}
   /// A view of the key of the engine's map entry holding it (a crowd has an engine per client:
   /// one copy of each host's name per engine, not two).
@@ -64,9 +65,9 @@ struct HostState {
   /// group and nothing else.
   struct GroupLedger {
     /// The group's pauses by the host whose refusal set them (entries in force only).
-    std::vector<std::pair<const HostState*, Instant>> pauses_by_host;
+    std::vector<std::pair<const EntityRecord*, Instant>> pauses_by_host;
     /// The hosts whose refusals set the group's learned interval since it was last forgotten.
-    std::vector<const HostState*> taught_by;
+    std::vector<const EntityRecord*> taught_by;
   };
   /// Null until a group's first refusal; hosts never have one.
   std::unique_ptr<GroupLedger> ledger;
@@ -107,7 +108,7 @@ struct Gate {
 /// One of the things a request must satisfy to start: an entity's pause and learned interval, a
 /// configured rate (interval > 0), an in-flight gate.
 struct Constraint {
-  HostState* entity = nullptr;
+  EntityRecord* entity = nullptr;
   Duration interval{0};
   RateSlot* rate = nullptr;
   Gate* gate = nullptr;
@@ -198,11 +199,9 @@ struct alignas(64) OpenRequest {
   bool one_shot_body = false;    ///< Request::one_shot_body: never retried
   bool abort_requested = false;  ///< abort() came while its answer was being handled
 };
-#if defined(__GLIBCXX__) && defined(__x86_64__)
-// Three cache lines, which the engine's pool aligns its slots to (SequentialIdMap), filled to the
-// last two bytes: a field added takes a fourth line.
-static_assert(sizeof(OpenRequest) == 192, "a field added: three cache lines no longer hold it");
-#endif
+// Planned as three cache lines (the engine's pool aligns its slots to lines): what a start reads
+// in the first two, what its answer and completion read in the third. `bench_sim --layout` shows
+// where each field lies.
 
 /// The requests not completed yet, by id. Each stays where it was made until it completes (queues
 /// point at it), and its slot is the next one a new request takes: no allocation per request once

@@ -1,19 +1,20 @@
 #pragma once
 // An allocator for big arrays that live long and are read at random (the pools behind the id maps
-// of a run with a deep backlog): an allocation of 2 MiB or more is aligned to 2 MiB and offered to
-// the kernel for transparent huge pages (Linux's "madvise" mode, Debian's default). Its first touch
-// then faults once per 2 MiB instead of once per 4 KiB, and random reads into it miss the TLB far
-// less. Where the kernel declines, it is ordinary memory. Smaller allocations are plain `new`.
+// of a run with a deep backlog): an allocation of 2 MiB or more is aligned to 2 MiB and, where the
+// program gave the core a way to (huge_page_advice), offered to the kernel for transparent huge
+// pages: its first touch then faults once per 2 MiB instead of once per 4 KiB, and random reads
+// miss the TLB far less. The core makes no system call of its own. Smaller allocations are plain
+// `new`.
 
 #include <cstddef>
 #include <limits>
 #include <new>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace pacing {
+
+/// Called with each huge-page-sized block, where set: the lab's programs set it to Linux's
+/// madvise(MADV_HUGEPAGE) (sim/huge_pages.hpp) before they run anything.
+inline void (*huge_page_advice)(void* block, std::size_t bytes) = nullptr;
 
 template <typename T>
 struct HugePageAllocator {
@@ -34,9 +35,7 @@ struct HugePageAllocator {
     if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes, alignment()));
     const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* memory = ::operator new (rounded, std::align_val_t{kHugePage});
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    ::madvise(memory, rounded, MADV_HUGEPAGE);  // advice: a refusal leaves ordinary pages
-#endif
+    if (huge_page_advice) huge_page_advice(memory, rounded);
     return static_cast<T*>(memory);
   }
 

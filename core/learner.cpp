@@ -5,7 +5,7 @@
 
 namespace pacing::detail {
 
-Change Learner::learn(HostState& e, const HostState& host, const Answer& answer,
+Change Learner::learn(EntityRecord& e, const EntityRecord& host, const Answer& answer,
                       Instant now) const {
   const bool counted = counts(e, answer.started_epoch);
   const Duration before = e.learned;
@@ -26,7 +26,7 @@ Change Learner::learn(HostState& e, const HostState& host, const Answer& answer,
                 e.learned < before || e.paused_until < paused_before};
 }
 
-void Learner::pause(HostState& e, const HostState& host, Duration retry_after,
+void Learner::pause(EntityRecord& e, const EntityRecord& host, Duration retry_after,
                     std::optional<Duration> retry_delay_limit, Instant now) const {
   const Duration pause =
       retry_delay_limit ? std::min(retry_after, *retry_delay_limit) : retry_after;
@@ -37,7 +37,7 @@ void Learner::pause(HostState& e, const HostState& host, Duration retry_after,
   if (e.group) note_group_pause(e, host, until, now);
 }
 
-void Learner::double_interval(HostState& e, const HostState& host,
+void Learner::double_interval(EntityRecord& e, const EntityRecord& host,
                               bool started_under_current) const {
   if (settings_.rules.remember_refusal && started_under_current) e.refused_at = e.learned;
   // From the initial interval up, even after a long decay: a refusal always slows the host.
@@ -50,7 +50,7 @@ void Learner::double_interval(HostState& e, const HostState& host,
   }
 }
 
-void Learner::decay(HostState& e) const {
+void Learner::decay(EntityRecord& e) const {
   const auto times = [](Duration d, double factor) {
     return Duration{std::llround(static_cast<double>(d.count()) * factor)};
   };
@@ -64,11 +64,11 @@ void Learner::decay(HostState& e) const {
   e.learned = std::min(e.learned, std::max(next, times(e.refused_at, settings_.refusal_margin)));
 }
 
-bool Learner::counts(const HostState& e, std::uint64_t started_epoch) const {
+bool Learner::counts(const EntityRecord& e, std::uint64_t started_epoch) const {
   return !settings_.rules.count_only_since_last_change || started_epoch == e.epoch;
 }
 
-void Learner::note_group_pause(HostState& group, const HostState& host, Instant until,
+void Learner::note_group_pause(EntityRecord& group, const EntityRecord& host, Instant until,
                                Instant now) const {
   auto& pauses = group.group_ledger().pauses_by_host;
   std::erase_if(pauses, [now](const auto& entry) { return entry.second <= now; });
@@ -81,7 +81,7 @@ void Learner::note_group_pause(HostState& group, const HostState& host, Instant 
   }
 }
 
-Change Learner::forget(HostState& e) const {
+Change Learner::forget(EntityRecord& e) const {
   const bool learned = e.learned != Duration::zero();
   const bool paused = e.paused_until != kLongAgo;
   const bool hinted = e.hint_reset != kLongAgo || e.hint_steady != Duration::zero();
@@ -97,7 +97,7 @@ Change Learner::forget(HostState& e) const {
   return Change{changed, changed};
 }
 
-Change Learner::forget_host_in_group(HostState& group, const HostState& host) const {
+Change Learner::forget_host_in_group(EntityRecord& group, const EntityRecord& host) const {
   bool changed = false;
   if (!group.ledger) return Change{};  // nothing was taught by any host
   auto& pauses = group.ledger->pauses_by_host;
@@ -121,7 +121,7 @@ Change Learner::forget_host_in_group(HostState& group, const HostState& host) co
   return Change{changed, changed};
 }
 
-Change Learner::follow_hint(HostState& host, const PacingHint& hint, Instant now) const {
+Change Learner::follow_hint(EntityRecord& host, const PacingHint& hint, Instant now) const {
   const Instant bound_before = hint_bound(host, now);
   host.hint_interval = hint.interval;
   host.hint_reset = now + hint.reset;
@@ -130,7 +130,7 @@ Change Learner::follow_hint(HostState& host, const PacingHint& hint, Instant now
   return Change{true, hint_bound(host, now) < bound_before};
 }
 
-Instant Learner::hint_bound(const HostState& e, Instant now) {
+Instant Learner::hint_bound(const EntityRecord& e, Instant now) {
   if (e.hint_reset == kLongAgo) return kLongAgo;
   if (now < e.hint_reset) {
     if (e.hint_exhausted) return e.hint_reset;
@@ -139,7 +139,7 @@ Instant Learner::hint_bound(const HostState& e, Instant now) {
   return e.hint_steady > Duration::zero() ? e.last_start + e.hint_steady : kLongAgo;
 }
 
-void Learner::forget_hint(HostState& e) {
+void Learner::forget_hint(EntityRecord& e) {
   e.hint_interval = Duration::zero();
   e.hint_reset = kLongAgo;
   e.hint_exhausted = false;

@@ -36,43 +36,44 @@ class Learner {
   explicit Learner(const EngineSettings& settings) : settings_(settings) {}
 
   /// What `answer` to a request for `host` teaches `e` (the host itself, or one of its groups).
-  Change learn(HostState& e, const HostState& host, const Answer& answer, Instant now) const;
+  Change learn(EntityRecord& e, const EntityRecord& host, const Answer& answer, Instant now) const;
 
   // ---- the rules, one function each -------------------------------------------------------
 
   /// With Retry-After the entity starts nothing until now + the delay, capped at the context's
   /// retryDelayLimit; a later, shorter one never shortens a pause in force (keep_longer_pause).
   /// A group remembers which host's refusal paused it, for invalidate(url).
-  void pause(HostState& e, const HostState& host, Duration retry_after,
+  void pause(EntityRecord& e, const EntityRecord& host, Duration retry_after,
              std::optional<Duration> retry_delay_limit, Instant now) const;
   /// Without Retry-After the learned interval becomes min(10 s, max(250 ms, 2 x interval)).
   /// `started_under_current`: the refused attempt started under the interval in force (only then
   /// is that interval remembered as refused, remember_refusal).
-  void double_interval(HostState& e, const HostState& host, bool started_under_current) const;
+  void double_interval(EntityRecord& e, const EntityRecord& host, bool started_under_current) const;
   /// Every answer that is neither a refusal nor a retried status takes a tenth off the learned
   /// interval; under remember_refusal it stops short of the (fading) refused interval.
-  void decay(HostState& e) const;
+  void decay(EntityRecord& e) const;
   /// Only requests started since the last change of the learned interval count, for doubling and
   /// for decay (count_only_since_last_change): a burst refused together doubles once.
-  bool counts(const HostState& e, std::uint64_t started_epoch) const;
+  bool counts(const EntityRecord& e, std::uint64_t started_epoch) const;
   /// invalidate(): forgets the entity's pause, learned interval and hint. Forgetting nothing is no
   /// change of the learned interval (the epoch stays).
-  Change forget(HostState& e) const;
+  Change forget(EntityRecord& e) const;
   /// invalidate(url) on one of the host's groups: forgets the pause the host's refusals set, and
   /// the learned interval when the host helped set it (doublings cannot be told apart by host).
-  Change forget_host_in_group(HostState& group, const HostState& host) const;
+  Change forget_host_in_group(EntityRecord& group, const EntityRecord& host) const;
   /// Follows a RateLimit hint (settings.hints): replaces the host's hint; its reset counts from
   /// now, a little later than the server meant, so on the safe side.
-  Change follow_hint(HostState& host, const PacingHint& hint, Instant now) const;
+  Change follow_hint(EntityRecord& host, const PacingHint& hint, Instant now) const;
   /// The earliest instant the entity's hint lets it start, as of `now`: within the window its
   /// interval after the last start (the reset when nothing remains), after the reset the
   /// policy's sustained pace, so that what waited for the reset does not start in one burst.
-  static Instant hint_bound(const HostState& e, Instant now);
+  static Instant hint_bound(const EntityRecord& e, Instant now);
 
  private:
   /// Records that `host`'s refusal paused `group` until `until` (ended pauses are dropped).
-  void note_group_pause(HostState& group, const HostState& host, Instant until, Instant now) const;
-  static void forget_hint(HostState& e);
+  void note_group_pause(EntityRecord& group, const EntityRecord& host, Instant until,
+                        Instant now) const;
+  static void forget_hint(EntityRecord& e);
 
   const EngineSettings& settings_;
 };

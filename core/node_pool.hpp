@@ -13,10 +13,9 @@ namespace pacing::detail {
 /// Free lists of small blocks (up to 64 bytes, in classes of 16), carved from chunks that start
 /// at one block and double up to 64 blocks: a freed node is reused without a call to malloc, and
 /// an engine that holds a few nodes pays for a few nodes. libstdc++'s pool resource is not used:
-/// it allocates a 528-byte table of size classes and a chunk of ~1 KiB per class used, about
-/// 2.5 KiB for an engine holding one request (measured 2026-12-02), and a crowd has an engine per
-/// client. Larger or over-aligned blocks come from operator new. Memory goes back when the pool
-/// is destroyed.
+/// it allocates a table of size classes and a chunk per class used, kilobytes for an engine
+/// holding one request, and a crowd has an engine per client. Larger or over-aligned blocks come
+/// from operator new. Memory goes back when the pool is destroyed.
 class NodePool final : public std::pmr::memory_resource {
  public:
   NodePool() = default;

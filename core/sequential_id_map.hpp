@@ -115,11 +115,8 @@ class SequentialIdMap {
   static constexpr std::uint64_t kMask = kPageSize - 1;
   /// An erasure that leaves a page (not the newest) holding this few moves their slot numbers to
   /// `hashed_` and frees the page: a page costs at most 1 KiB / 16 = 64 bytes per id it holds.
-  /// Measured on bench_sim's 1M requests (2026-12-05): when pages held the values themselves and
-  /// moved them out at a quarter (64 of 256, to bound memory at 4 times what was held), the
-  /// overloaded hosts' backlog left every page at exactly a quarter: a quarter of all requests
-  /// were moved, and the recorder's, the checker's and the engine's hash tables grew to 220,000
-  /// entries each (6.7% of the run's time in those moves, per perf).
+  /// Pages hold slot numbers, not values, and thin out late: a backlog that leaves every page
+  /// partly full must not move a value at each erasure (docs/benchmarks.md).
   static constexpr std::size_t kThinnedOut = kPageSize / 16;
   /// While the map holds fewer than this, new ids are hashed (no page).
   static constexpr std::size_t kFewHeld = kPageSize / 4;

