@@ -20,7 +20,8 @@ using Action = std::function<int()>;
 
 /// Each adds its subcommands to `app` and sets `action` when one of them is chosen.
 void add_run_commands(CLI::App& app, Action& action);         // run, check, compare
-void add_live_commands(CLI::App& app, Action& action);        // serve, fidelity
+void add_live_commands(CLI::App& app, Action& action);        // fidelity
+void add_record_commands(CLI::App& app, Action& action);      // serve, record
 void add_plot_command(CLI::App& app, Action& action);         // plot (Qt)
 void add_sweep_commands(CLI::App& app, Action& action);       // sweep, merge, report
 void add_leaderboard_command(CLI::App& app, Action& action);  // leaderboard

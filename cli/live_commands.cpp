@@ -1,13 +1,11 @@
-// pacing-lab serve and fidelity: the real-time world.
+// pacing-lab fidelity: the simulator beside the real-time world.
 
 #include <cmath>
-#include <csignal>
 #include <iostream>
 
 #include "cli/common.hpp"
 #include "cli/table.hpp"
 #include "live/live_run.hpp"
-#include "mockservers/mock_servers.hpp"
 #include "sim/runner.hpp"
 
 namespace pacing::cli {
@@ -15,26 +13,6 @@ namespace pacing::cli {
 using namespace pacing::sim;
 
 namespace {
-
-/// Starts the scenario's mock servers, prints "host port" lines, runs until SIGINT or SIGTERM.
-int serve_command(const std::string& file, const std::string& bind) {
-  Scenario scenario = load_scenario(file);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  // Blocked before any server thread starts, so every thread inherits the mask and the signal
-  // waits for sigwait below.
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  pacing::mock::MockServers servers(scenario, scenario.seed, bind);
-  for (const auto& [host, port] : servers.ports()) std::cout << host << " " << port << "\n";
-  std::cout << std::flush;
-  int received = 0;
-  sigwait(&signals, &received);
-  servers.stop();
-  std::cerr << "stopped on signal " << received << "\n";
-  return kOk;
-}
 
 /// Runs the scenario in both worlds and prints them side by side. Exit 1 when they disagree by
 /// more than 10% on makespan or more than max(3, 10%) on refusals.
@@ -65,17 +43,6 @@ int fidelity_command(const std::string& file, const std::string& strategy) {
 }  // namespace
 
 void add_live_commands(CLI::App& app, Action& action) {
-  struct ServeArgs {
-    std::string file, bind = "127.0.0.1";
-  };
-  auto serve = std::make_shared<ServeArgs>();
-  CLI::App* serve_cmd =
-      app.add_subcommand("serve", "Start the scenario's mock servers; print 'host port' lines");
-  serve_cmd->add_option("scenario", serve->file, "Scenario file")->required();
-  serve_cmd->add_option("--bind", serve->bind, "Address to listen on (default 127.0.0.1)");
-  serve_cmd->callback(
-      [&action, serve] { action = [serve] { return serve_command(serve->file, serve->bind); }; });
-
   struct FidelityArgs {
     std::string file, strategy;
   };

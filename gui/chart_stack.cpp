@@ -28,6 +28,14 @@ QString summary_note(const RunData& run) {
   QString where = QString::fromStdString(run.scenario);
   if (!where.isEmpty()) where = QString(" (%1, seed %2)").arg(where).arg(run.seed);
   auto n = [](double v) { return QString::number(static_cast<qlonglong>(v)); };
+  if (run.recorded) {  // the servers' side: no figure only a client knows
+    return QString(
+               "%1%2, as the servers saw it: %3 exchanges, %4 completed, %5 failed, %6 aborted; "
+               "%7 refusals; makespan %8, p95 latency %9")
+        .arg(QString::fromStdString(run.label), where, n(s.requests), n(s.completed), n(s.failed),
+             n(s.aborted), n(s.refusals), QString::fromStdString(format_seconds(s.makespan)),
+             QString::fromStdString(format_seconds(s.p95)));
+  }
   return QString(
              "%1%2: %3 requests, %4 completed, %5 gave up, %6 failed, %7 aborted; %8 "
              "refusals, %9 retries; makespan %10, p95 latency %11")

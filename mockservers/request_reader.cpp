@@ -203,6 +203,7 @@ void RequestReader::finished(const Ptr& c, bool keep) {
 }
 
 void RequestReader::refuse(const Ptr& c, int status, const std::string& reason) {
+  if (refused_) refused_(c->sock, status, reason);
   const std::string answer = refusal(status, reason);
   ::send(c->sock, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   // RFC 9112 §9.6: half-close, then read and drop what the client still sends for a moment;

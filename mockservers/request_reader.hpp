@@ -45,6 +45,11 @@ class RequestReader {
   RequestReader(const RequestReader&) = delete;
   RequestReader& operator=(const RequestReader&) = delete;
 
+  /// Told of each request refused for its framing (status and reason), on the reader's thread;
+  /// set before the first add().
+  using Refused = std::function<void(socket_t sock, int status, const std::string& reason)>;
+  void on_refused(Refused refused) { refused_ = std::move(refused); }
+
   /// Reads `sock`'s requests from now on, each answered by `serve` (which must outlive the
   /// reader's stop()). Returns false once stopping: the caller closes `sock`.
   bool add(socket_t sock, const Serve* serve);
@@ -78,6 +83,7 @@ class RequestReader {
   Connections& connections_;
   Timing timing_;
   FramingLimits limits_;
+  Refused refused_;
   int epoll_ = -1;
   int wake_ = -1;                              // an eventfd: add() and finished() wake the loop
   std::unordered_map<socket_t, Ptr> watched_;  // the loop's own

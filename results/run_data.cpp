@@ -208,11 +208,21 @@ RunData read_run(const Json& result) {
   Summary& s = run.summary;
   s.requests = number(*summary, "requests", "/summary", true);
   s.completed = number(*summary, "completed", "/summary", true);
-  s.gave_up = number(*summary, "gave_up", "/summary", true);
+  // A recording (the servers' side) has no figure only a client knows: those are null.
+  const bool client_side = !result.contains("recording");
+  if (!client_side) {
+    run.recorded = true;
+    const Json& recording = result["recording"];
+    if (recording.is_object()) {
+      if (auto c = recording.find("command"); c != recording.end() && c->is_string())
+        run.command = *c;
+    }
+  }
+  s.gave_up = number(*summary, "gave_up", "/summary", client_side);
   s.failed = number(*summary, "failed", "/summary", false);
   s.aborted = number(*summary, "aborted", "/summary", false);
   s.refusals = number(*summary, "refusals", "/summary", true);
-  s.retries = number(*summary, "retries", "/summary", true);
+  s.retries = number(*summary, "retries", "/summary", client_side);
   s.makespan = number(*summary, "makespan", "/summary", true);
   if (auto latency = summary->find("latency"); latency != summary->end()) {
     if (!latency->is_object()) fail("/summary/latency", "must be an object");
@@ -304,6 +314,7 @@ void label_runs(std::vector<RunData>& runs) {
   for (RunData& r : runs) {
     if (!r.label.empty()) continue;
     r.label = r.strategy.empty() ? "run" : r.strategy;
+    if (r.recorded && !r.command.empty()) r.label = "recorded: " + r.command;
     if (scenarios.size() > 1 && !r.scenario.empty()) r.label = r.scenario + ": " + r.label;
   }
   for (const RunData& r : runs) ++uses[r.label];

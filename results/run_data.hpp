@@ -109,6 +109,9 @@ struct RunData {
   std::vector<std::shared_ptr<const Queue>> queues;        ///< shared: copies of a run stay cheap
   std::vector<std::shared_ptr<const Entity>> populations;  ///< a crowd's, in result.json order
   bool has_series = false;  ///< false for results written without step series
+  /// A recording (the servers' side of a real client): figures only a client knows are absent.
+  bool recorded = false;
+  std::string command;  ///< the recorded command, when `record` made it
   /// The run's attempts, when it was read from a results database: the charts draw a host's
   /// in-flight count and refusals from them in a window finer than its stored series.
   std::shared_ptr<const AttemptDetail> detail;

@@ -108,30 +108,33 @@ RunOutcome run_in_world(World& world, const Scenario& scenario, const RunOptions
   return out;
 }
 
+std::vector<std::string> expectation_failures(const Expectation& x, const Json& result) {
+  std::vector<std::string> failed;
+  Json::json_pointer ptr(x.metric);
+  if (!result.contains(ptr)) return {x.metric + ": not in the result"};
+  const Json& value = result[ptr];
+  if (x.equals && value != *x.equals) {
+    failed.push_back(x.metric + " = " + value.dump() + ", expected " + x.equals->dump());
+  }
+  if ((x.min || x.max) && !value.is_number()) {
+    failed.push_back(x.metric + " = " + value.dump() + " is not a number");
+    return failed;
+  }
+  if (x.min && value.get<double>() < *x.min)
+    failed.push_back(x.metric + " = " + value.dump() +
+                     ", expected >= " + experiments::format_number(*x.min));
+  if (x.max && value.get<double>() > *x.max)
+    failed.push_back(x.metric + " = " + value.dump() +
+                     ", expected <= " + experiments::format_number(*x.max));
+  return failed;
+}
+
 std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result) {
   std::vector<std::string> failed;
   const std::string strategy = result.value("strategy", "");
   for (const Expectation& x : scenario.expect) {
     if (!x.applies_to(strategy)) continue;
-    Json::json_pointer ptr(x.metric);
-    if (!result.contains(ptr)) {
-      failed.push_back(x.metric + ": not in the result");
-      continue;
-    }
-    const Json& value = result[ptr];
-    if (x.equals && value != *x.equals) {
-      failed.push_back(x.metric + " = " + value.dump() + ", expected " + x.equals->dump());
-    }
-    if ((x.min || x.max) && !value.is_number()) {
-      failed.push_back(x.metric + " = " + value.dump() + " is not a number");
-      continue;
-    }
-    if (x.min && value.get<double>() < *x.min)
-      failed.push_back(x.metric + " = " + value.dump() +
-                       ", expected >= " + experiments::format_number(*x.min));
-    if (x.max && value.get<double>() > *x.max)
-      failed.push_back(x.metric + " = " + value.dump() +
-                       ", expected <= " + experiments::format_number(*x.max));
+    for (std::string& f : expectation_failures(x, result)) failed.push_back(std::move(f));
   }
   return failed;
 }

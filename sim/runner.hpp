@@ -50,6 +50,9 @@ std::string scenario_strategy(const Scenario& scenario);
 /// The strategy a run uses: --strategy, else the scenario's. Throws InputError when unknown.
 std::string strategy_for(const Scenario& scenario, const RunOptions& options);
 
+/// How `result` breaks one expectation, as readable lines (none: it holds).
+std::vector<std::string> expectation_failures(const Expectation& x, const Json& result);
+
 /// The expectations of the scenario that `result` breaks, as readable lines.
 std::vector<std::string> failed_expectations(const Scenario& scenario, const Json& result);
 

@@ -104,8 +104,12 @@ case "${1:-}" in
     done
     ;;
   test)
-    PACKAGES+=(clang-14 libclang-rt-14-dev)
+    PACKAGES+=(clang-14 libclang-rt-14-dev curl python3-requests)
+    # The machine's own Node.js and npm where it has them (npm then installs Node 22), else Debian's.
+    command -v npm >/dev/null || PACKAGES+=(npm)
     install_missing
+    echo "== the real clients of examples/clients: Node 22 and Comunica 5.4 from npm, pinned"
+    (cd examples/clients && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     echo "== build and test (warnings are errors)"
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACING_WERROR=ON -DPACING_TESTS=ON -DPACING_BENCH=ON
     ctest --test-dir build --output-on-failure -j"$JOBS"

@@ -16,7 +16,7 @@ import sys
 # From the bottom up: each folder may use those before it.
 ORDER = ["core", "input", "asio", "models", "strategies", "scenario", "results", "observations",
          "checks", "sim",
-         "experiments", "mockservers", "live", "gui", "cli"]
+         "experiments", "mockservers", "live", "recording", "gui", "cli"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
