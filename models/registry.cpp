@@ -9,6 +9,7 @@
 #include "models/phases.hpp"
 #include "models/policy_model.hpp"
 #include "models/qlever.hpp"
+#include "models/replay.hpp"
 #include "models/sequence.hpp"
 #include "models/timeout.hpp"
 
@@ -16,8 +17,8 @@ namespace pacing::sim {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kModelNames{"kgf",      "qlever", "dbpedia", "timeout",
-                                                      "sequence", "policy", "occ"};
+constexpr std::array<std::string_view, 8> kModelNames{"kgf",      "qlever", "dbpedia", "timeout",
+                                                      "sequence", "policy", "occ",     "replay"};
 
 std::string known_models() {
   std::string list;
@@ -102,6 +103,19 @@ std::unique_ptr<ServerModel> make_model(const Json& spec, const std::string& poi
     built = build_phased<OccParams>(
         spec, pointer, defects, host_keys, ignoring_written(&read_occ_params),
         [](auto phases) { return std::make_unique<OccModel>(std::move(phases)); });
+  } else if (model == "replay") {
+    // A log has no phases; what answers after it is a model of its own.
+    if (spec.contains("phases")) defects.add(pointer + "/phases", "a replay has no phases");
+    ObjectReader fields(spec, pointer, defects);
+    skip_non_model_fields(fields, host_keys);
+    std::optional<ReplayParams> params = read_replay_params(fields);
+    fields.finish();
+    std::unique_ptr<ServerModel> then;
+    if (auto t = spec.find("then"); t != spec.end()) {
+      then = make_model(*t, pointer + "/then", defects, env, {});
+    }
+    if (params)
+      built = std::make_unique<ReplayModel>(std::move(*params), std::move(then), env.epoch);
   } else {
     defects.add(model_pointer, "unknown model \"" + model + "\" (one of " + known_models() + ")");
   }

@@ -40,8 +40,10 @@ std::optional<ScriptedHeader> read_header(const std::string& name, const Json& v
   return ScriptedHeader{name, "", delay};
 }
 
-std::optional<ScriptedResponse> read_response(const Json& node, const std::string& pointer,
-                                              Defects& defects) {
+}  // namespace
+
+std::optional<ScriptedResponse> read_scripted_response(const Json& node, const std::string& pointer,
+                                                       Defects& defects) {
   ObjectReader fields(node, pointer, defects);
   if (!fields.ok()) return std::nullopt;
   ScriptedResponse response;
@@ -92,8 +94,6 @@ std::optional<ScriptedResponse> read_response(const Json& node, const std::strin
   return response;
 }
 
-}  // namespace
-
 std::optional<SequenceParams> read_sequence_params(ObjectReader& fields) {
   SequenceParams params;
   bool ok = read_service(fields, params.service);
@@ -110,8 +110,8 @@ std::optional<SequenceParams> read_sequence_params(ObjectReader& fields) {
     return std::nullopt;
   }
   for (std::size_t i = 0; i < responses->size(); ++i) {
-    auto response =
-        read_response((*responses)[i], pointer + "/" + std::to_string(i), fields.defects());
+    auto response = read_scripted_response((*responses)[i], pointer + "/" + std::to_string(i),
+                                           fields.defects());
     if (response) {
       params.responses.push_back(std::move(*response));
     } else {
@@ -126,16 +126,12 @@ SequenceModel::SequenceModel(Phased<SequenceParams> phases,
                              std::chrono::system_clock::time_point epoch)
     : phases_(std::move(phases)), epoch_(epoch) {}
 
-Arrival SequenceModel::arrive(Instant now, const ModelRequest& /*request*/, Rng& rng) {
-  const SequenceParams& params = phases_.at(now);
-  const ScriptedResponse& script =
-      params.responses[std::min(answered_, params.responses.size() - 1)];
-  ++answered_;
-
+Reply scripted_reply(const ScriptedResponse& script, const Distribution& service, Instant now,
+                     std::chrono::system_clock::time_point epoch, Rng& rng) {
   Reply reply;
   reply.status = script.status;
   reply.body = script.body;
-  reply.service = (script.service ? *script.service : params.service).sample(rng);
+  reply.service = (script.service ? *script.service : service).sample(rng);
   const Duration sent_at = (now + reply.service).time_since_epoch();
   for (const ScriptedHeader& header : script.headers) {
     if (!header.http_date_in) {
@@ -143,10 +139,18 @@ Arrival SequenceModel::arrive(Instant now, const ModelRequest& /*request*/, Rng&
       continue;
     }
     const std::chrono::sys_seconds when =
-        std::chrono::ceil<std::chrono::seconds>(epoch_ + sent_at + *header.http_date_in);
+        std::chrono::ceil<std::chrono::seconds>(epoch + sent_at + *header.http_date_in);
     reply.headers.emplace_back(header.name, format_http_date(when));
   }
-  return {std::move(reply), {}};
+  return reply;
+}
+
+Arrival SequenceModel::arrive(Instant now, const ModelRequest& /*request*/, Rng& rng) {
+  const SequenceParams& params = phases_.at(now);
+  const ScriptedResponse& script =
+      params.responses[std::min(answered_, params.responses.size() - 1)];
+  ++answered_;
+  return {scripted_reply(script, params.service, now, epoch_, rng), {}};
 }
 
 }  // namespace pacing::sim

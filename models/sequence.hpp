@@ -37,6 +37,16 @@ struct SequenceParams {
   Distribution service;                     ///< service time of a response without its own
 };
 
+/// Reads one scripted response object ({"status", "headers", "body", "service"}) at `pointer`,
+/// every defect added to `defects`; nullopt after a defect.
+std::optional<ScriptedResponse> read_scripted_response(const Json& node, const std::string& pointer,
+                                                       Defects& defects);
+
+/// The reply `script` makes at `now`: its service drawn (its own, else `service`), an
+/// `http_date_in` header dated on the scenario's calendar (`epoch` = virtual time 0).
+Reply scripted_reply(const ScriptedResponse& script, const Distribution& service, Instant now,
+                     std::chrono::system_clock::time_point epoch, Rng& rng);
+
 /// Reads `responses` (required, a non-empty array of {"status": 200..599 (default 200),
 /// "headers": {name: "value" or {"http_date_in": seconds}}, "body": "...", "service": dist})
 /// and `service`.
