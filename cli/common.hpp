@@ -22,6 +22,7 @@ using Action = std::function<int()>;
 void add_run_commands(CLI::App& app, Action& action);         // run, check, compare
 void add_live_commands(CLI::App& app, Action& action);        // fidelity
 void add_record_commands(CLI::App& app, Action& action);      // serve, record
+void add_import_commands(CLI::App& app, Action& action);      // import har
 void add_plot_command(CLI::App& app, Action& action);         // plot (Qt)
 void add_sweep_commands(CLI::App& app, Action& action);       // sweep, merge, report
 void add_leaderboard_command(CLI::App& app, Action& action);  // leaderboard

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_run_commands(app, action);
   add_live_commands(app, action);
   add_record_commands(app, action);
+  add_import_commands(app, action);
 #ifdef PACING_HAVE_PLOT
   add_plot_command(app, action);
 #endif
