@@ -58,11 +58,23 @@ Json SweepDefinition::to_manifest(const std::optional<Shard>& shard) const {
   return manifest;
 }
 
+namespace {
+
+/// A whole number of a manifest: `get<>` of a number past the type's range is undefined.
+std::uint64_t whole(const Json& node, const std::string& file, const char* pointer) {
+  if (!node.is_number_unsigned())
+    throw InputError(file + ": " + pointer + ": must be a whole number");
+  return node.get<std::uint64_t>();
+}
+
+}  // namespace
+
 Manifest parse_manifest(const Json& document, const std::string& file) {
   Manifest m;
   SweepDefinition& d = m.definition;
   try {
-    if (document.at("sweep").get<int>() != kManifestVersion) {
+    if (whole(document.at("sweep"), file, "/sweep") !=
+        static_cast<std::uint64_t>(kManifestVersion)) {
       throw InputError(file + ": /sweep: unknown manifest version");
     }
     const Json& scenario = document.at("scenario");
@@ -95,7 +107,7 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
     if (!document.at("strategy").is_null()) d.strategy = document["strategy"].get<std::string>();
     if (!document.at("objective").is_null()) d.objective = document["objective"].get<std::string>();
     if (document.contains("best_per")) d.best_per = document["best_per"].get<std::string>();
-    if (document.at("runs").get<std::size_t>() != d.runs()) {
+    if (whole(document.at("runs"), file, "/runs") != d.runs()) {
       throw InputError(file + ": /runs: does not match the grid and replications");
     }
     if (document.contains("metrics")) {
@@ -110,9 +122,9 @@ Manifest parse_manifest(const Json& document, const std::string& file) {
       }
     }
     if (document.contains("shard")) {
-      const std::string text = std::to_string(document["shard"].at("index").get<std::size_t>()) +
-                               "/" +
-                               std::to_string(document["shard"].at("count").get<std::size_t>());
+      const std::string text =
+          std::to_string(whole(document["shard"].at("index"), file, "/shard/index")) + "/" +
+          std::to_string(whole(document["shard"].at("count"), file, "/shard/count"));
       try {
         m.shard = parse_shard(text);
       } catch (const InputError&) {
